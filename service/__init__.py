@@ -1,0 +1,1 @@
+"""Shut the Box Challenge: the game service."""

@@ -1,0 +1,203 @@
+"""The exact solution for the dice a player actually got, and what each choice cost.
+
+- **Hindsight optimum**: the lowest final score any line of choices reaches on the
+  sequence (``best_possible``), with one line that reaches it (``best_line``).
+- **hindsight_cost** of the move on roll k: best reachable after the chosen move
+  minus best reachable before it, both on the actual dice. The costs telescope, so
+  they add up exactly to ``score - best_possible``. The analysis has one entry per
+  roll used: a turn that ends on an unplayable roll gets an entry for that roll
+  too, because choosing two dice where one die was allowed can cost there.
+- **expected_loss**: the decision measured without future dice, against the
+  expected-score optimum: the expected score after the chosen set minus after the
+  best set for that roll, plus ``dice_loss``, what choosing that number of dice
+  cost in expectation before the roll.
+- **label** grades ``expected_loss`` relative to the expected score of the whole
+  turn under optimal play, so the grades mean the same under every scoring
+  (11.16 points for the standard rules): ``best`` for no loss, ``inaccuracy`` up to
+  5% of it (about half a point on the standard box: a close call), ``mistake`` up to
+  15% (about 1.7 points: a clear error), ``blunder`` beyond.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final, Literal
+
+import msgspec
+
+from service.rules.players import ComputerRun, play_all
+from service.rules.replay import Move, Run, replay
+from service.rules.ruleset import OpenTiles, Roll, Rules, tiles_of
+from service.rules.solver import Tables, same, solve
+
+Label = Literal["best", "inaccuracy", "mistake", "blunder"]
+INACCURACY_UP_TO: Final = 0.05
+MISTAKE_UP_TO: Final = 0.15
+
+
+class Hindsight:
+    """Best reachable final scores on one known sequence, memoised by (position, roll)."""
+
+    def __init__(self, tables: Tables, dice: Sequence[Roll]) -> None:
+        self.tables = tables
+        self.dice = dice
+        self._best: dict[tuple[OpenTiles, int], int] = {}
+
+    def best(self, s: OpenTiles, k: int) -> int:
+        """The lowest final score reachable from position ``s`` at roll ``k``."""
+        if s == 0:
+            return 0
+        key = (s, k)
+        found = self._best.get(key)
+        if found is not None:
+            return found
+        tables, roll = self.tables, self.dice[k]
+        value = None
+        for n in tables.dice_choices[s]:
+            kids = tables.kids(s, roll, n)
+            option = min([self.best(kid, k + 1) for kid in kids]) if kids else tables.score[s]
+            if value is None or option < value:
+                value = option
+        assert value is not None
+        self._best[key] = value
+        return value
+
+    def choice(self, s: OpenTiles, k: int) -> tuple[int, OpenTiles | None]:
+        """Dice and next position of a line that reaches ``best(s, k)`` (None: turn ends)."""
+        target = self.best(s, k)
+        for n in self.tables.dice_choices[s]:
+            kids = self.tables.kids(s, self.dice[k], n)
+            if not kids and self.tables.score[s] == target:
+                return n, None
+            for kid in kids:
+                if self.best(kid, k + 1) == target:
+                    return n, kid
+        raise AssertionError("best() and choice() disagree")
+
+    def line(self, s: OpenTiles, k: int = 0) -> tuple[Move, ...]:
+        """One line of moves from ``s`` at roll ``k`` that reaches the best score."""
+        moves: list[Move] = []
+        while s:
+            n, kid = self.choice(s, k)
+            if kid is None:
+                if n == 1:
+                    moves.append(Move(tiles=(), dice=1))
+                break
+            moves.append(Move(tiles=tiles_of(s ^ kid), dice=n))
+            s, k = kid, k + 1
+        return tuple(moves)
+
+
+class MoveAnalysis(msgspec.Struct, frozen=True):
+    """What one roll of the run was worth."""
+
+    index: int
+    roll: Roll
+    dice_used: int
+    chosen: tuple[int, ...]
+    best: tuple[int, ...]
+    hindsight_best: Move
+    hindsight_cost: int
+    expected_score: float
+    best_expected_score: float
+    dice_loss: float
+    expected_loss: float
+    label: Label
+
+
+class Analysis(msgspec.Struct, frozen=True):
+    """The run measured against the exact solution for its dice."""
+
+    best_possible: int
+    best_line: tuple[Move, ...]
+    could_be_better: tuple[int, ...]
+    total_cost: int
+    moves: tuple[MoveAnalysis, ...]
+
+
+class Report(msgspec.Struct, frozen=True):
+    """A verified run, its analysis and the computer players on the same dice."""
+
+    run: Run
+    analysis: Analysis
+    computer: dict[str, ComputerRun]
+
+
+def label_for(loss: float, scale: float) -> Label:
+    """Grade an expected-score loss against the expected score of the whole turn."""
+    if loss <= 0 or same(loss, 0.0):
+        return "best"
+    if loss <= INACCURACY_UP_TO * scale:
+        return "inaccuracy"
+    if loss <= MISTAKE_UP_TO * scale:
+        return "mistake"
+    return "blunder"
+
+
+def analyse(tables: Tables, run: Run) -> Analysis:
+    """Hindsight optimum, per-roll costs and expected-score losses of a verified run."""
+    rules = run.rules
+    hindsight = Hindsight(tables, run.dice)
+    start = rules.start_position
+    scale = max(tables.expected[start], 1e-9)
+    entries: list[MoveAnalysis] = []
+    for step in run.steps:
+        s, k, n = step.before, step.index, step.dice
+        kids = tables.kids(s, step.roll, n)
+        after = step.after
+        if step.closed:
+            best_after = hindsight.best(after, k + 1)
+            expected_after = tables.expected[after]
+        else:
+            best_after = tables.score[s]
+            expected_after = float(best_after)
+        best_kid = tables.optimal_kid(kids) if kids else None
+        best_expected = (
+            tables.expected[best_kid] if best_kid is not None else float(tables.score[s])
+        )
+        dice_loss = max(tables.expected_by_dice[n][s] - tables.expected[s], 0.0)
+        loss = max(expected_after - best_expected, 0.0) + dice_loss
+        hindsight_dice, hindsight_kid = hindsight.choice(s, k)
+        entries.append(
+            MoveAnalysis(
+                index=k,
+                roll=step.roll,
+                dice_used=n,
+                chosen=tiles_of(step.closed),
+                best=tiles_of(s ^ best_kid) if best_kid is not None else (),
+                hindsight_best=(
+                    Move(
+                        tiles=tiles_of(s ^ hindsight_kid) if hindsight_kid is not None else (),
+                        dice=hindsight_dice,
+                    )
+                ),
+                hindsight_cost=best_after - hindsight.best(s, k),
+                expected_score=expected_after,
+                best_expected_score=best_expected,
+                dice_loss=dice_loss,
+                expected_loss=loss,
+                label=label_for(loss, scale),
+            )
+        )
+    best_possible = hindsight.best(start, 0)
+    return Analysis(
+        best_possible=best_possible,
+        best_line=hindsight.line(start),
+        could_be_better=tuple(e.index for e in entries if e.hindsight_cost > 0),
+        total_cost=run.score - best_possible,
+        moves=tuple(entries),
+    )
+
+
+def report(rules: Rules, dice: Sequence[Roll], moves: Sequence[Move], sequence_id: str) -> Report:
+    """Verify ``moves`` on ``dice``, analyse the run and play the computers on the same dice.
+
+    Raises the ``IllegalRun`` of the first bad move.
+    """
+    tables = solve(rules)
+    run = replay(rules, dice, moves)
+    return Report(
+        run=run,
+        analysis=analyse(tables, run),
+        computer=play_all(tables, rules, run.dice, sequence_id),
+    )

@@ -1,0 +1,108 @@
+"""Why a submitted run is not a legal turn: one error type per cause.
+
+Every error names the first offending move (``index``, 0-based as in the moves
+array), the roll it was played on, and a sentence a player understands; ``code`` is
+a stable slug clients can switch on.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from service.rules.ruleset import OpenTiles, Roll, tiles_of
+
+
+def describe_roll(roll: Roll, dice: int) -> str:
+    """A roll as a player reads it: ``3 + 4 = 7`` or ``one die: 3``."""
+    if dice == 1:
+        return f"one die: {roll[0]}"
+    return f"{roll[0]} + {roll[1]} = {roll[0] + roll[1]}"
+
+
+def describe_sets(sets: tuple[OpenTiles, ...]) -> str:
+    """Sets of tiles as a player reads them: ``9, 8+1, 7+2``."""
+    return ", ".join("+".join(map(str, reversed(tiles_of(s)))) for s in sets)
+
+
+class IllegalRun(ValueError):
+    """A run that is not exactly a legal turn on its dice."""
+
+    code: ClassVar[str] = "illegal-run"
+
+    def __init__(self, index: int, roll: Roll | None, dice: int, reason: str) -> None:
+        self.index = index
+        self.roll = roll
+        self.dice = dice
+        self.reason = reason
+        super().__init__(self.detail)
+
+    @property
+    def detail(self) -> str:
+        where = f"Move {self.index + 1}"
+        if self.roll is not None:
+            where += f" (roll {describe_roll(self.roll, self.dice)})"
+        return f"{where}: {self.reason}"
+
+
+class MalformedMove(IllegalRun):
+    code = "malformed-move"
+
+
+class NotATile(IllegalRun):
+    code = "not-a-tile"
+
+
+class TileRepeated(IllegalRun):
+    code = "tile-repeated"
+
+
+class TileNotOpen(IllegalRun):
+    code = "tile-not-open"
+
+
+class WrongTotal(IllegalRun):
+    code = "wrong-total"
+
+
+class MoveRuleViolation(IllegalRun):
+    code = "move-rule-violation"
+
+
+class OneDieNotAllowed(IllegalRun):
+    code = "one-die-not-allowed"
+
+
+class PlayableRollSkipped(IllegalRun):
+    """An empty move on a roll that could have been played."""
+
+    code = "playable-roll-skipped"
+
+    def __init__(self, index: int, roll: Roll, dice: int, options: tuple[OpenTiles, ...]) -> None:
+        self.options = options
+        super().__init__(
+            index,
+            roll,
+            dice,
+            "this roll can be played, so a set must be closed "
+            f"(possible: {describe_sets(options)})",
+        )
+
+
+class RunEndsEarly(IllegalRun):
+    """The moves stop while the next roll was still playable."""
+
+    code = "run-ends-early"
+
+    def __init__(self, index: int, roll: Roll, options: tuple[OpenTiles, ...]) -> None:
+        self.options = options
+        super().__init__(
+            index,
+            roll,
+            2,
+            "the run stops here, but this roll can still be played "
+            f"(possible: {describe_sets(options)})",
+        )
+
+
+class MoveAfterEnd(IllegalRun):
+    code = "move-after-end"

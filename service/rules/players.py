@@ -1,0 +1,178 @@
+"""The computer players, who play the same sequence after the player.
+
+- ``EASY`` picks uniformly at random among the legal choices (the number of dice
+  where one die is allowed, then the set to close). Its random numbers are derived
+  from the sequence id (SHA-256 of ``easy/<sequence id>/<roll index>/<what>``), so
+  everyone meets the same Easy on the same dice.
+- ``MEDIUM`` closes the highest tiles first: candidate sets compared by their tiles
+  in descending order (9+1 before 6+4 before 4+3+2+1); where the rules allow one
+  die, it rolls one once the open tiles add up to 6 or less (two dice would show
+  more than that most of the time).
+- ``HARD`` plays the expected-score optimum of ``solver``.
+
+A strategy gives weights over the choices of a position; the same weights drive a
+game on a known sequence and the exact expected score of the strategy.
+
+>>> from service.rules.solver import solve
+>>> round(expected_score(solve(Rules()), MEDIUM, Rules().full), 2)
+11.37
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Final, Protocol
+
+import msgspec
+
+from service.rules.replay import Move
+from service.rules.ruleset import OpenTiles, Roll, Rules, tiles_of
+from service.rules.solver import Tables
+
+
+class Strategy(Protocol):
+    """How a computer player weighs its choices (weights need not sum to 1)."""
+
+    name: str
+
+    def dice_weights(
+        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
+    ) -> Sequence[float]: ...
+
+    def move_weights(
+        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
+    ) -> Sequence[float]: ...
+
+
+def _one_hot(size: int, index: int) -> list[float]:
+    weights = [0.0] * size
+    weights[index] = 1.0
+    return weights
+
+
+class Easy:
+    name = "easy"
+
+    def dice_weights(
+        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
+    ) -> Sequence[float]:
+        return [1.0] * len(choices)
+
+    def move_weights(
+        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
+    ) -> Sequence[float]:
+        return [1.0] * len(kids)
+
+
+class Medium:
+    name = "medium"
+
+    def dice_weights(
+        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
+    ) -> Sequence[float]:
+        one_die = 1 in choices and sum(tiles_of(s)) <= 6
+        return _one_hot(len(choices), choices.index(1 if one_die else 2))
+
+    def move_weights(
+        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
+    ) -> Sequence[float]:
+        return _one_hot(len(kids), 0)  # kids come in Medium's order
+
+
+class Hard:
+    name = "hard"
+
+    def dice_weights(
+        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
+    ) -> Sequence[float]:
+        return _one_hot(len(choices), choices.index(tables.best_dice(s)))
+
+    def move_weights(
+        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
+    ) -> Sequence[float]:
+        return _one_hot(len(kids), kids.index(tables.optimal_kid(kids)))
+
+
+EASY: Final = Easy()
+MEDIUM: Final = Medium()
+HARD: Final = Hard()
+COMPUTERS: Final[tuple[Strategy, ...]] = (EASY, MEDIUM, HARD)
+
+
+class ComputerRun(msgspec.Struct, frozen=True):
+    """A computer player's turn on a sequence."""
+
+    score: int
+    shut: bool
+    moves: tuple[Move, ...]
+
+
+def _draw(seed: str, weights: Sequence[float]) -> int:
+    """The index chosen by these weights with a uniform number derived from ``seed``."""
+    if len(weights) == 1:
+        return 0
+    uniform = int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8]) / 2**64
+    target = uniform * sum(weights)
+    running = 0.0
+    for index, weight in enumerate(weights):
+        running += weight
+        if weight and target < running:
+            return index
+    return max(i for i, w in enumerate(weights) if w)
+
+
+def play(
+    tables: Tables, strategy: Strategy, start: OpenTiles, dice: Sequence[Roll], sequence_id: str
+) -> ComputerRun:
+    """The turn ``strategy`` plays on ``dice`` from ``start``."""
+    seed = f"{strategy.name}/{sequence_id}"
+    s = start
+    moves: list[Move] = []
+    for k, roll in enumerate(dice):
+        if s == 0:
+            break
+        choices = tables.dice_choices[s]
+        n = choices[_draw(f"{seed}/{k}/dice", strategy.dice_weights(tables, s, choices))]
+        kids = tables.kids(s, roll, n)
+        if not kids:
+            if n == 1:
+                moves.append(Move(tiles=(), dice=1))
+            break
+        kid = kids[_draw(f"{seed}/{k}/move", strategy.move_weights(tables, s, kids))]
+        moves.append(Move(tiles=tiles_of(s ^ kid), dice=n))
+        s = kid
+    return ComputerRun(score=tables.score[s], shut=s == 0, moves=tuple(moves))
+
+
+def expected_score(tables: Tables, strategy: Strategy, start: OpenTiles) -> float:
+    """The exact expected final score of ``strategy`` from ``start``."""
+    value = [0.0] * (start + 1)
+    for s in range(1, start + 1):
+        if s & start != s:
+            continue
+        choices = tables.dice_choices[s]
+        dice_weights = strategy.dice_weights(tables, s, choices)
+        total = 0.0
+        for n, dice_weight in zip(choices, dice_weights):
+            if not dice_weight:
+                continue
+            per_dice = 0.0
+            for (probability, _), kids in zip(tables.classes[n], tables.children[n][s]):
+                if not kids:
+                    per_dice += probability * tables.score[s]
+                    continue
+                weights = strategy.move_weights(tables, s, kids)
+                per_dice += (
+                    probability * sum(w * value[k] for k, w in zip(kids, weights)) / sum(weights)
+                )
+            total += dice_weight * per_dice
+        value[s] = total / sum(dice_weights)
+    return value[start]
+
+
+def play_all(
+    tables: Tables, rules: Rules, dice: Sequence[Roll], sequence_id: str
+) -> dict[str, ComputerRun]:
+    """Easy, Medium and Hard on the same dice."""
+    return {p.name: play(tables, p, rules.start_position, dice, sequence_id) for p in COMPUTERS}

@@ -1,0 +1,180 @@
+"""Replay and verification: a submitted move list against the dice of a sequence.
+
+A run is accepted only if it is exactly a legal turn: each move closes distinct open
+tiles that the move rule allows for its roll, no playable roll is skipped, and the
+run stops exactly where the turn ends. An empty move records an unplayable roll
+(``{"dice": 1, "tiles": []}`` after choosing one die); it ends the turn.
+
+>>> dice = ((3, 4), (6, 6), (1, 1), (1, 2), (2, 3), (5, 5), (6, 6), (1, 1), (2, 2), (3, 3))
+>>> run = replay(Rules(), dice, [Move(tiles=(7,)), Move(tiles=(3, 9)), Move(tiles=(2,))])
+>>> run.score, run.shut, run.rolls_used, tiles_of(run.open_tiles)
+(24, False, 4, (1, 4, 5, 6, 8))
+>>> replay(Rules(), dice, [Move(tiles=(7,))])
+Traceback (most recent call last):
+...
+service.rules.errors.RunEndsEarly: Move 2 (roll 6 + 6 = 12): the run stops here, \
+but this roll can still be played (possible: 9+3, 8+4, 7+5, 9+2+1, 8+3+1, 7+4+1, 7+3+2, \
+6+5+1, 6+4+2, 5+4+3, 6+3+2+1, 5+4+2+1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated
+
+import msgspec
+
+from service.rules.errors import (
+    IllegalRun,
+    MalformedMove,
+    MoveAfterEnd,
+    MoveRuleViolation,
+    NotATile,
+    OneDieNotAllowed,
+    PlayableRollSkipped,
+    RunEndsEarly,
+    TileNotOpen,
+    TileRepeated,
+    WrongTotal,
+    describe_sets,
+)
+from service.rules.ruleset import OpenTiles, Roll, Rules, mask_of, roll_total, tiles_of
+
+
+class Move(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One played roll: the tiles closed, and whether one die or two were rolled."""
+
+    tiles: tuple[int, ...]
+    dice: Annotated[int, msgspec.Meta(ge=1, le=2, description="Dice rolled: 1 or 2.")] = 2
+
+    @property
+    def closed(self) -> OpenTiles:
+        return mask_of(self.tiles)
+
+    def __str__(self) -> str:
+        text = "+".join(map(str, sorted(self.tiles, reverse=True))) or "-"
+        return f"1d:{text}" if self.dice == 1 else text
+
+
+class Step(msgspec.Struct, frozen=True):
+    """One roll of a replayed turn: where it was played from and what it closed."""
+
+    index: int
+    roll: Roll
+    dice: int
+    before: OpenTiles
+    closed: OpenTiles
+
+    @property
+    def after(self) -> OpenTiles:
+        return self.before ^ self.closed
+
+
+class Run(msgspec.Struct, frozen=True):
+    """A verified turn. ``steps`` has one entry per roll used, the final unplayable
+    roll included (closing nothing); ``moves`` is the canonical form of the run."""
+
+    rules: Rules
+    dice: tuple[Roll, ...]
+    moves: tuple[Move, ...]
+    steps: tuple[Step, ...]
+    open_tiles: OpenTiles
+    score: int
+    shut: bool
+
+    @property
+    def rolls_used(self) -> int:
+        return len(self.steps)
+
+
+def replay(rules: Rules, dice: Sequence[Roll], moves: Sequence[Move]) -> Run:
+    """Verify ``moves`` on ``dice``; raise the ``IllegalRun`` of the first bad move."""
+    position = rules.start_position
+    steps: list[Step] = []
+    canonical: list[Move] = []
+    ended = False
+    for index, move in enumerate(moves):
+        roll = dice[index] if index < len(dice) else None
+        if ended or position == 0 or roll is None:
+            raise MoveAfterEnd(index, roll, move.dice, "the turn has already ended")
+        closed = _check_move(rules, position, index, roll, move)
+        steps.append(Step(index, roll, move.dice, position, closed))
+        position ^= closed
+        if closed == 0:
+            ended = True
+            if move.dice == 1:
+                canonical.append(Move(tiles=(), dice=1))
+        else:
+            canonical.append(Move(tiles=tiles_of(closed), dice=move.dice))
+    if not ended and position:
+        index = len(moves)
+        roll = dice[index]
+        options = rules.legal_sets(position, roll, 2)
+        if options:
+            raise RunEndsEarly(index, roll, options)
+        steps.append(Step(index, roll, 2, position, 0))
+    return Run(
+        rules=rules,
+        dice=tuple(dice),
+        moves=tuple(canonical),
+        steps=tuple(steps),
+        open_tiles=position,
+        score=rules.score(position),
+        shut=position == 0,
+    )
+
+
+def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move: Move) -> OpenTiles:
+    """The tiles this move closes, if it is legal here."""
+    dice = move.dice
+    if dice not in (1, 2):
+        raise MalformedMove(index, roll, 2, f"a move rolls one die or two, not {dice}")
+    if dice == 1 and not rules.one_die_allowed(position):
+        raise OneDieNotAllowed(index, roll, dice, _one_die_reason(rules))
+    options = rules.legal_sets(position, roll, dice)
+    if not options and move.tiles:
+        raise MoveAfterEnd(index, roll, dice, "this roll cannot be played, so the turn ended on it")
+    for tile in move.tiles:
+        if not 1 <= tile <= rules.tiles:
+            raise NotATile(
+                index, roll, dice, f"{tile} is not a tile (the box has 1..{rules.tiles})"
+            )
+    repeated = sorted({t for t in move.tiles if move.tiles.count(t) > 1})
+    if repeated:
+        raise TileRepeated(index, roll, dice, f"tile {repeated[0]} is listed twice")
+    closed = mask_of(move.tiles)
+    if closed & ~position:
+        shut = tiles_of(closed & ~position)[0]
+        raise TileNotOpen(index, roll, dice, f"tile {shut} is already closed")
+    if closed == 0:
+        if options:
+            raise PlayableRollSkipped(index, roll, dice, options)
+        return 0
+    if closed in options:
+        return closed
+    raise _rule_error(rules, index, roll, dice, closed)
+
+
+def _rule_error(rules: Rules, index: int, roll: Roll, dice: int, closed: OpenTiles) -> IllegalRun:
+    total = roll_total(roll, dice)
+    tiles = tiles_of(closed)
+    needs_total = rules.move_rule == "any" or (rules.move_rule == "dice_or_sum" and dice == 2)
+    if needs_total and sum(tiles) != total:
+        shown = " + ".join(map(str, tiles))
+        return WrongTotal(index, roll, dice, f"{shown} adds up to {sum(tiles)}, not {total}")
+    allowed = rules.candidate_sets(roll, dice)
+    return MoveRuleViolation(
+        index,
+        roll,
+        dice,
+        f"{rules.describe_move_rule()} "
+        f"On this roll that allows: {describe_sets(allowed) or 'nothing'}",
+    )
+
+
+def _one_die_reason(rules: Rules) -> str:
+    if rules.one_die == "never":
+        return "these rules never allow rolling one die"
+    if rules.one_die == "high_closed":
+        return "one die is allowed only once every tile of 7 or more is closed"
+    return "one die is allowed only once the open tiles add up to 6 or less"

@@ -1,0 +1,196 @@
+"""The rules object: which variant of Shut the Box is played and what it allows.
+
+Positions are plain integers: bit ``t - 1`` is set while tile ``t`` is open
+(``OpenTiles``), so the full standard box is ``0b111111111``. A roll is the pair
+of dice ``(d1, d2)``; when a player rolls one die, only ``d1`` counts.
+
+>>> rules = Rules()
+>>> tiles_of(rules.start_position)
+(1, 2, 3, 4, 5, 6, 7, 8, 9)
+>>> [tiles_of(s) for s in rules.candidate_sets((3, 4), dice=2)]
+[(7,), (1, 6), (2, 5), (3, 4), (1, 2, 4)]
+>>> Rules(scoring="digits").score(mask_of((2, 10)))
+210
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, Final, Literal, TypeAlias
+
+import msgspec
+
+OpenTiles: TypeAlias = int
+"""A position: bit ``t - 1`` is set while tile ``t`` is open."""
+
+Roll: TypeAlias = tuple[int, int]
+"""The two dice of one roll of a sequence, each 1..6."""
+
+OneDie: TypeAlias = Literal["never", "high_closed", "sum_le_6"]
+MoveRule: TypeAlias = Literal["any", "dice_or_sum", "single"]
+Scoring: TypeAlias = Literal["sum", "count", "digits"]
+
+TileCount = Annotated[int, msgspec.Meta(ge=2, le=12, description="Tiles 1..N on the box.")]
+Tile = Annotated[int, msgspec.Meta(ge=1, le=12)]
+
+ALL_ROLLS: Final[tuple[Roll, ...]] = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(1, 7))
+"""The 36 equally likely outcomes of two dice, in order (d1, d2)."""
+
+ONE_DIE_VALUES: Final = ("never", "high_closed", "sum_le_6")
+MOVE_RULE_VALUES: Final = ("any", "dice_or_sum", "single")
+SCORING_VALUES: Final = ("sum", "count", "digits")
+
+DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
+    "one_die": {
+        "never": "Always roll two dice.",
+        "high_closed": "You may roll one die once every tile of 7 or more is closed.",
+        "sum_le_6": "You may roll one die once the open tiles add up to 6 or less.",
+    },
+    "move_rule": {
+        "any": "Close any set of open tiles that adds up to the roll.",
+        "dice_or_sum": "Close the tile equal to the total, or the two tiles equal to the two dice.",
+        "single": "Close exactly one tile, equal to either die or to the total.",
+    },
+    "scoring": {
+        "sum": "Your score is the sum of the open tiles.",
+        "count": "Your score is the number of open tiles.",
+        "digits": "The open tiles in ascending order, read as one number (2, 5, 7 is 257).",
+    },
+}
+
+
+def mask_of(tiles: tuple[int, ...] | list[int]) -> OpenTiles:
+    """The position with exactly these tiles open."""
+    mask = 0
+    for tile in tiles:
+        mask |= 1 << (tile - 1)
+    return mask
+
+
+def tiles_of(mask: OpenTiles) -> tuple[int, ...]:
+    """The tiles of a position, ascending."""
+    return tuple(t + 1 for t in range(mask.bit_length()) if mask >> t & 1)
+
+
+def medium_order(mask: OpenTiles) -> tuple[int, ...]:
+    """Sort key that ranks a set of tiles by its tiles in descending order."""
+    return tuple(reversed(tiles_of(mask)))
+
+
+class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A variant of the game; the defaults are the standard rules."""
+
+    tiles: TileCount = 9
+    start: tuple[Tile, ...] | None = None
+    one_die: OneDie = "never"
+    move_rule: MoveRule = "any"
+    scoring: Scoring = "sum"
+
+    def __post_init__(self) -> None:
+        if self.start is None:
+            return
+        if not self.start:
+            raise ValueError("start: at least one tile must be open at the start")
+        outside = sorted({t for t in self.start if not 1 <= t <= self.tiles})
+        if outside:
+            raise ValueError(f"start: tile {outside[0]} is not on a box of tiles 1..{self.tiles}")
+        if len(set(self.start)) != len(self.start):
+            raise ValueError("start: each tile may be listed only once")
+
+    @property
+    def full(self) -> OpenTiles:
+        """Every tile of the box open."""
+        return (1 << self.tiles) - 1
+
+    @property
+    def start_position(self) -> OpenTiles:
+        """The tiles open when a turn begins."""
+        return self.full if self.start is None else mask_of(self.start)
+
+    @property
+    def rolls(self) -> int:
+        """How many rolls a sequence for these rules holds: enough for any turn."""
+        return self.tiles + 1
+
+    @property
+    def solver_key(self) -> Rules:
+        """These rules without ``start``: the exact tables cover every position anyway."""
+        return self if self.start is None else msgspec.structs.replace(self, start=None)
+
+    def one_die_allowed(self, open_tiles: OpenTiles) -> bool:
+        """Whether the player may choose to roll one die in this position."""
+        if self.one_die == "high_closed":
+            return open_tiles >> 6 == 0
+        if self.one_die == "sum_le_6":
+            return sum(tiles_of(open_tiles)) <= 6
+        return False
+
+    def dice_choices(self, open_tiles: OpenTiles) -> tuple[int, ...]:
+        """The numbers of dice the player may roll here: always 2, sometimes 1."""
+        return (2, 1) if self.one_die_allowed(open_tiles) else (2,)
+
+    def score(self, open_tiles: OpenTiles) -> int:
+        """The final score when the turn ends with these tiles open (lower is better)."""
+        return _score(self.scoring, open_tiles)
+
+    def candidate_sets(self, roll: Roll, dice: int) -> tuple[OpenTiles, ...]:
+        """Every set of tiles the move rule allows for this roll, open or not.
+
+        Sets come in the order that closes the highest tiles first (Medium's order).
+        """
+        return _candidate_sets(self.tiles, self.move_rule, roll if dice == 2 else (roll[0], 0))
+
+    def legal_sets(self, open_tiles: OpenTiles, roll: Roll, dice: int) -> tuple[OpenTiles, ...]:
+        """The sets the player may close in this position on this roll."""
+        return tuple(m for m in self.candidate_sets(roll, dice) if m & open_tiles == m)
+
+    def describe_move_rule(self) -> str:
+        """One sentence a player reads when a move breaks the move rule."""
+        return DESCRIPTIONS["move_rule"][self.move_rule]
+
+
+def roll_total(roll: Roll, dice: int) -> int:
+    """What the roll adds up to with the given number of dice."""
+    return roll[0] + roll[1] if dice == 2 else roll[0]
+
+
+@cache
+def _sets_by_sum(tiles: int) -> dict[int, tuple[OpenTiles, ...]]:
+    by_sum: dict[int, list[OpenTiles]] = {}
+    for mask in range(1, 1 << tiles):
+        total = sum(tiles_of(mask))
+        if total <= 12:
+            by_sum.setdefault(total, []).append(mask)
+    return {
+        total: tuple(sorted(masks, key=medium_order, reverse=True))
+        for total, masks in by_sum.items()
+    }
+
+
+@cache
+def _candidate_sets(
+    tiles: int, move_rule: MoveRule, dice: tuple[int, int]
+) -> tuple[OpenTiles, ...]:
+    # dice[1] == 0 stands for a one-die roll of dice[0].
+    d1, d2 = dice
+    total = d1 + d2
+    if move_rule == "any":
+        return _sets_by_sum(tiles).get(total, ())
+    sets: set[OpenTiles] = set()
+    if move_rule == "dice_or_sum":
+        if total <= tiles:
+            sets.add(mask_of((total,)))
+        if d2 and d1 != d2 and max(d1, d2) <= tiles:
+            sets.add(mask_of((d1, d2)))
+    else:
+        sets.update(mask_of((t,)) for t in {d1, d2, total} if 1 <= t <= tiles)
+    return tuple(sorted(sets, key=medium_order, reverse=True))
+
+
+def _score(scoring: Scoring, open_tiles: OpenTiles) -> int:
+    if scoring == "count":
+        return open_tiles.bit_count()
+    tiles = tiles_of(open_tiles)
+    if scoring == "digits":
+        return int("".join(map(str, tiles)) or "0")
+    return sum(tiles)

@@ -1,0 +1,301 @@
+"""Exact solutions of a rules object, computed once per variant and cached.
+
+Every position of the box (all ``2**tiles`` of them) gets:
+
+- ``expected[s]``: the lowest expected final score any policy reaches from ``s``
+  (the expected-score optimum, which the Hard computer plays);
+- ``p_shut[s]``: the highest probability of shutting the box from ``s``;
+- ``hint_expected[s]``: the expected score of the *hint policy*, which ranks moves
+  by shut chance first, then by expected score (of that same policy).
+
+Where one die is allowed, the choice of one or two dice (made before the roll) is
+part of every policy. Closing tiles only ever removes bits, so every child of a
+position is a smaller integer and one pass in increasing order solves all three.
+
+Ties are broken deterministically: values within ``TOLERANCE`` (relative) are
+equal, two dice are preferred to one, and among sets the one closing the highest
+tiles first (Medium's order) wins.
+
+>>> tables = solve(Rules())
+>>> round(tables.expected[Rules().full], 4), round(tables.p_shut[Rules().full], 4)
+(11.1575, 0.0714)
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from functools import cmp_to_key, lru_cache
+from typing import Final, NamedTuple
+
+import msgspec
+
+from service.rules.ruleset import ALL_ROLLS, OpenTiles, Roll, Rules, tiles_of
+
+TOLERANCE: Final = 1e-12
+
+
+def same(a: float, b: float) -> bool:
+    """Whether two computed values are equal up to floating-point noise."""
+    return abs(a - b) <= TOLERANCE * max(1.0, abs(a), abs(b))
+
+
+class RollClass(NamedTuple):
+    """Rolls that allow exactly the same sets, with their joint probability."""
+
+    probability: float
+    candidates: tuple[OpenTiles, ...]
+
+
+class Option(NamedTuple):
+    """A set the player may close, what it leaves, and what that is worth."""
+
+    closed: OpenTiles
+    after: OpenTiles
+    p_shut: float
+    expected_score: float
+    hint_expected_score: float
+
+
+class Tables:
+    """Exact tables of one variant (``start`` plays no part: every position is solved)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules.solver_key
+        size = 1 << rules.tiles
+        self.score: list[int] = [rules.score(s) for s in range(size)]
+        self.classes: dict[int, tuple[RollClass, ...]] = {}
+        self.class_of: dict[int, dict[Roll, int]] = {}
+        for dice in (2, 1) if rules.one_die != "never" else (2,):
+            self._group_rolls(dice)
+        self.dice_choices: list[tuple[int, ...]] = [rules.dice_choices(s) for s in range(size)]
+        # children[dice][s][class]: positions reachable on that roll, in Medium's order.
+        self.children: dict[int, list[tuple[tuple[OpenTiles, ...], ...]]] = {
+            d: [()] * size for d in self.classes
+        }
+        # Per position and number of dice: value before the roll, for each table.
+        self.expected_by_dice: dict[int, list[float]] = {d: [0.0] * size for d in self.classes}
+        self.p_shut_by_dice: dict[int, list[float]] = {d: [1.0] * size for d in self.classes}
+        self.hint_by_dice: dict[int, list[float]] = {d: [0.0] * size for d in self.classes}
+        self.expected: list[float] = [0.0] * size
+        self.p_shut: list[float] = [1.0] * size
+        self.hint_expected: list[float] = [0.0] * size
+        for s in range(1, size):
+            self._solve_position(s)
+
+    def _group_rolls(self, dice: int) -> None:
+        weights: dict[tuple[OpenTiles, ...], int] = defaultdict(int)
+        for roll in ALL_ROLLS:
+            weights[self.rules.candidate_sets(roll, dice)] += 1
+        keys = list(weights)
+        self.classes[dice] = tuple(RollClass(weights[k] / 36, k) for k in keys)
+        index = {k: i for i, k in enumerate(keys)}
+        self.class_of[dice] = {
+            roll: index[self.rules.candidate_sets(roll, dice)] for roll in ALL_ROLLS
+        }
+
+    def _solve_position(self, s: OpenTiles) -> None:
+        expected, p_shut, hint = self.expected, self.p_shut, self.hint_expected
+        score = self.score[s]
+        best_e = best_p = best_h = 0.0
+        for dice in self.dice_choices[s]:
+            kids_by_class = []
+            e_total = p_total = h_total = 0.0
+            for probability, candidates in self.classes[dice]:
+                kids = tuple(s ^ m for m in candidates if m & s == m)
+                kids_by_class.append(kids)
+                if not kids:
+                    e_total += probability * score
+                    h_total += probability * score
+                    continue
+                e_total += probability * min([expected[k] for k in kids])
+                p_values = [p_shut[k] for k in kids]
+                p_best = max(p_values)
+                p_total += probability * p_best
+                h_total += probability * min(
+                    [hint[k] for k, p in zip(kids, p_values) if same(p, p_best)]
+                )
+            self.children[dice][s] = tuple(kids_by_class)
+            self.expected_by_dice[dice][s] = e_total
+            self.p_shut_by_dice[dice][s] = p_total
+            self.hint_by_dice[dice][s] = h_total
+            if dice == 2:
+                best_e, best_p, best_h = e_total, p_total, h_total
+            else:
+                best_e = min(best_e, e_total)
+                if p_total > best_p and not same(p_total, best_p):
+                    best_p, best_h = p_total, h_total
+                elif same(p_total, best_p):
+                    best_h = min(best_h, h_total)
+        expected[s], p_shut[s], hint[s] = best_e, best_p, best_h
+
+    # -- policies ---------------------------------------------------------------
+
+    def kids(self, s: OpenTiles, roll: Roll, dice: int) -> tuple[OpenTiles, ...]:
+        """The positions reachable from ``s`` on this roll, in Medium's order."""
+        if s == 0:
+            return ()
+        return self.children[dice][s][self.class_of[dice][roll]]
+
+    def best_dice(self, s: OpenTiles) -> int:
+        """How many dice the expected-score optimum rolls from ``s``."""
+        choices = self.dice_choices[s]
+        if len(choices) == 1:
+            return 2
+        one, two = self.expected_by_dice[1][s], self.expected_by_dice[2][s]
+        return 1 if one < two and not same(one, two) else 2
+
+    def best_kid(self, s: OpenTiles, roll: Roll, dice: int) -> OpenTiles | None:
+        """Where the expected-score optimum moves on this roll (None: unplayable)."""
+        kids = self.kids(s, roll, dice)
+        return self.optimal_kid(kids) if kids else None
+
+    def optimal_kid(self, kids: tuple[OpenTiles, ...]) -> OpenTiles:
+        """The first of ``kids`` (in Medium's order) with the lowest expected score."""
+        value = min([self.expected[k] for k in kids])
+        return next(k for k in kids if same(self.expected[k], value))
+
+    def options(self, s: OpenTiles, roll: Roll, dice: int) -> list[Option]:
+        """Every legal set on this roll, ranked as the hint ranks them: shut chance
+        first, then the hint policy's expected score, then Medium's order."""
+        p_shut, hint = self.p_shut, self.hint_expected
+
+        def compare(a: tuple[int, OpenTiles], b: tuple[int, OpenTiles]) -> int:
+            (i, x), (j, y) = a, b
+            if not same(p_shut[x], p_shut[y]):
+                return -1 if p_shut[x] > p_shut[y] else 1
+            if not same(hint[x], hint[y]):
+                return -1 if hint[x] < hint[y] else 1
+            return i - j
+
+        ranked = sorted(enumerate(self.kids(s, roll, dice)), key=cmp_to_key(compare))
+        return [Option(s ^ k, k, p_shut[k], self.expected[k], hint[k]) for _, k in ranked]
+
+    def hint_dice(self, s: OpenTiles) -> int:
+        """How many dice the hint policy rolls from ``s``."""
+        if len(self.dice_choices[s]) == 1:
+            return 2
+        p1, p2 = self.p_shut_by_dice[1][s], self.p_shut_by_dice[2][s]
+        if same(p1, p2):
+            h1, h2 = self.hint_by_dice[1][s], self.hint_by_dice[2][s]
+            return 1 if h1 < h2 and not same(h1, h2) else 2
+        return 1 if p1 > p2 else 2
+
+    def distribution(self, s: OpenTiles) -> dict[int, float]:
+        """The final-score distribution from ``s`` under the expected-score optimum."""
+        return dict(_distribution(self, s))
+
+
+def _distribution(tables: Tables, start: OpenTiles) -> list[tuple[int, float]]:
+    mass: dict[OpenTiles, float] = {start: 1.0}
+    final: dict[int, float] = defaultdict(float)
+    # Children are smaller integers: process positions from the largest down.
+    for s in range(start, -1, -1):
+        weight = mass.pop(s, 0.0)
+        if weight == 0.0:
+            continue
+        if s == 0:
+            final[0] += weight
+            continue
+        dice = tables.best_dice(s)
+        for (probability, _), kids in zip(tables.classes[dice], tables.children[dice][s]):
+            if not kids:
+                final[tables.score[s]] += weight * probability
+                continue
+            kid = tables.optimal_kid(kids)
+            mass[kid] = mass.get(kid, 0.0) + weight * probability
+    return sorted(final.items())
+
+
+@lru_cache(maxsize=32)
+def _solve(key: Rules) -> Tables:
+    return Tables(key)
+
+
+def solve(rules: Rules) -> Tables:
+    """The exact tables of these rules, computed on first use and cached."""
+    return _solve(rules.solver_key)
+
+
+class PolicyFigures(msgspec.Struct, frozen=True):
+    """What a policy achieves from a position."""
+
+    p_shut: float
+    expected_score: float
+
+
+class Solution(msgspec.Struct, frozen=True):
+    """A position under the exact solutions: the expected-score optimum's expected
+    score and final-score distribution, the best shut chance, the hint policy."""
+
+    expected_score: float
+    p_shut: float
+    hint_policy: PolicyFigures
+    distribution: dict[int, float]
+
+
+class HintOption(msgspec.Struct, frozen=True):
+    tiles: tuple[int, ...]
+    p_shut: float
+    expected_score: float
+
+
+class DiceChoice(msgspec.Struct, frozen=True):
+    best: int
+    one: PolicyFigures
+    two: PolicyFigures
+
+
+class Hint(msgspec.Struct, frozen=True):
+    """The hint for a position: sets ranked by shut chance, then expected score; without
+    a roll, where one die is allowed, which number of dice to roll."""
+
+    best: tuple[int, ...] | None
+    options: tuple[HintOption, ...]
+    dice_choice: DiceChoice | None = None
+
+
+def solution(rules: Rules, open_tiles: OpenTiles | None = None) -> Solution:
+    """The exact figures of a position (the rules' start position by default).
+
+    >>> figures = solution(Rules())
+    >>> round(figures.expected_score, 2), round(figures.p_shut, 4)
+    (11.16, 0.0714)
+    """
+    tables = solve(rules)
+    s = rules.start_position if open_tiles is None else open_tiles
+    return Solution(
+        expected_score=tables.expected[s],
+        p_shut=tables.p_shut[s],
+        hint_policy=PolicyFigures(p_shut=tables.p_shut[s], expected_score=tables.hint_expected[s]),
+        distribution=tables.distribution(s),
+    )
+
+
+def hint(rules: Rules, open_tiles: OpenTiles, roll: tuple[int, ...] | None = None) -> Hint:
+    """Rank the choices of a position; ``roll`` is two dice, or one die after choosing one.
+
+    >>> [o.tiles for o in hint(Rules(), Rules().full, (3, 4)).options][:3]
+    [(7,), (2, 5), (3, 4)]
+    """
+    tables = solve(rules)
+    if roll is None:
+        if len(tables.dice_choices[open_tiles]) == 1 or open_tiles == 0:
+            return Hint(best=None, options=())
+        one, two = (
+            PolicyFigures(
+                p_shut=tables.p_shut_by_dice[n][open_tiles],
+                expected_score=tables.hint_by_dice[n][open_tiles],
+            )
+            for n in (1, 2)
+        )
+        choice = DiceChoice(best=tables.hint_dice(open_tiles), one=one, two=two)
+        return Hint(best=None, options=(), dice_choice=choice)
+    dice = len(roll)
+    if dice not in tables.dice_choices[open_tiles]:
+        raise ValueError("roll: one die is not allowed in this position; send both dice")
+    pair = (roll[0], roll[1] if dice == 2 else roll[0])
+    options = tuple(
+        HintOption(tiles=tiles_of(o.closed), p_shut=o.p_shut, expected_score=o.hint_expected_score)
+        for o in tables.options(open_tiles, pair, dice)
+    )
+    return Hint(best=options[0].tiles if options else None, options=options)
