@@ -5,9 +5,21 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from service.rules.replay import Move
-from service.rules.ruleset import MOVE_RULE_VALUES, ONE_DIE_VALUES, SCORING_VALUES, Roll, Rules
-from service.rules.ruleset import tiles_of
+from service.rules.ruleset import (
+    MOVE_RULE_VALUES,
+    ONE_DIE_VALUES,
+    SCORING_VALUES,
+    Roll,
+    Rules,
+    tiles_of,
+)
 from service.rules.solver import Tables
+
+
+def dice_of(text: str) -> tuple[Roll, ...]:
+    """Rolls written compactly: ``dice_of("34 66")`` is ``((3, 4), (6, 6))``."""
+    return tuple((int(pair[0]), int(pair[1])) for pair in text.split())
+
 
 rolls = st.tuples(st.integers(1, 6), st.integers(1, 6))
 
@@ -32,7 +44,9 @@ def sequences(rules: Rules) -> st.SearchStrategy[tuple[Roll, ...]]:
 
 
 @st.composite
-def played_moves(draw: st.DrawFn, tables: Tables, rules: Rules, dice: tuple[Roll, ...]) -> list[Move]:
+def played_moves(
+    draw: st.DrawFn, tables: Tables, rules: Rules, dice: tuple[Roll, ...]
+) -> list[Move]:
     """A legal turn chosen by an arbitrary policy (hypothesis picks every choice)."""
     s = rules.start_position
     moves: list[Move] = []

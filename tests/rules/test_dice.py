@@ -22,7 +22,9 @@ GOLDEN = [
 
 
 @pytest.mark.parametrize(("sequence_id", "rolls", "expected"), GOLDEN)
-def test_golden_vectors(sequence_id: str, rolls: int, expected: tuple[tuple[int, int], ...]) -> None:
+def test_golden_vectors(
+    sequence_id: str, rolls: int, expected: tuple[tuple[int, int], ...]
+) -> None:
     assert derive_dice(SECRET, sequence_id, rolls) == expected
 
 

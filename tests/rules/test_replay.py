@@ -105,7 +105,9 @@ def test_a_malformed_move_is_refused() -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(st.data(), variants())
-def test_every_run_a_policy_plays_replays_with_the_same_score(data: st.DataObject, rules: Rules) -> None:
+def test_every_run_a_policy_plays_replays_with_the_same_score(
+    data: st.DataObject, rules: Rules
+) -> None:
     tables = solve(rules)
     dice = data.draw(sequences(rules))
     moves = data.draw(played_moves(tables, rules, dice))
@@ -162,7 +164,7 @@ def test_every_illegal_change_to_a_legal_run_is_refused(data: st.DataObject, rul
         bigger = (*move.tiles, data.draw(st.sampled_from(extra)))
         expected = (
             errors.MoveRuleViolation
-            if rules.move_rule == "single" or move.dice == 1 and rules.move_rule != "any"
+            if rules.move_rule == "single" or (move.dice == 1 and rules.move_rule != "any")
             else errors.WrongTotal
         )
         with pytest.raises(expected) as wrong_total:
