@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 
 import msgspec
 
 from service.rules.ruleset import MOVE_RULE_VALUES, ONE_DIE_VALUES, SCORING_VALUES, Rules
 from service.rules.solver import solution
+from service.settings import Settings
 
 
 def _tile_list(text: str) -> list[int]:
@@ -58,6 +64,79 @@ def _solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _serve(args: argparse.Namespace) -> int:
+    from granian import Granian
+    from granian.constants import Interfaces
+
+    from service.store import embedded
+
+    settings = Settings.from_env()
+    overrides = {k: v for k in ("host", "port", "workers") if (v := getattr(args, k)) is not None}
+    settings = embedded.resolve(msgspec.structs.replace(settings, **overrides))
+    # The workers read the same settings from the environment, the embedded ones included.
+    assert settings.database_url and settings.secret
+    os.environ["DATABASE_URL"] = settings.database_url
+    os.environ["SHUTBOX_SECRET"] = settings.secret
+    if settings.workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
+        metrics_dir = tempfile.mkdtemp(prefix="shutbox-metrics-")
+        atexit.register(shutil.rmtree, metrics_dir, ignore_errors=True)
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    Granian(
+        "service.app:create_app",
+        factory=True,
+        interface=Interfaces.ASGI,
+        address=settings.host,
+        port=settings.port,
+        workers=settings.workers,
+        backlog=2048,
+    ).serve()
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    import asyncio
+
+    import asyncpg
+
+    from service.store import embedded
+    from service.store.db import migrate
+
+    settings = embedded.resolve(Settings.from_env())
+
+    async def run() -> list[int]:
+        connection = await asyncpg.connect(settings.database_url)
+        try:
+            return await migrate(connection)
+        finally:
+            await connection.close()
+
+    applied = asyncio.run(run())
+    print(f"applied migrations: {applied}" if applied else "the schema is up to date")
+    return 0
+
+
+def openapi_document() -> bytes:
+    """The OpenAPI document generated from the app, as committed in ``openapi/``."""
+    import json
+
+    from service.app import create_app
+
+    # The document does not depend on where the data lives: nothing connects here.
+    app = create_app(Settings(database_url="postgresql://unused", secret="unused"))
+    schema = app.openapi_schema.to_schema()
+    return (json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def _openapi(args: argparse.Namespace) -> int:
+    document = openapi_document()
+    if args.output == "-":
+        sys.stdout.buffer.write(document)
+    else:
+        Path(args.output).write_bytes(document)
+        print(f"wrote {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="shutbox", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -71,6 +150,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.add_argument("--json", action="store_true", help="print the figures as JSON")
     solve.set_defaults(handler=_solve)
+
+    serve = commands.add_parser("serve", help="run the HTTP service under granian")
+    serve.add_argument("--host", help="address to listen on (env SHUTBOX_HOST)")
+    serve.add_argument("--port", type=int, help="port (env SHUTBOX_PORT)")
+    serve.add_argument("--workers", type=int, help="worker processes (env SHUTBOX_WORKERS)")
+    serve.set_defaults(handler=_serve)
+
+    migrate = commands.add_parser("migrate", help="apply the database migrations")
+    migrate.set_defaults(handler=_migrate)
+
+    openapi = commands.add_parser("openapi", help="write the OpenAPI document")
+    openapi.add_argument("--output", default="openapi/openapi.json", help="a path, or - for stdout")
+    openapi.set_defaults(handler=_openapi)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""HTTP: one module per resource, request and response structs next to their handlers."""

@@ -1,0 +1,160 @@
+"""Request and response shapes shared by several resources (moves, rules, run results)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import UNSET, Meta, UnsetType
+
+from service.rules.analysis import Analysis, Report
+from service.rules.players import ComputerRun
+from service.rules.replay import Move
+from service.rules.ruleset import MoveRule, OneDie, Roll, Rules, Scoring, tiles_of
+
+TileIn = Annotated[int, Meta(ge=1, le=12, description="A tile, 1..12.")]
+Die = Annotated[int, Meta(ge=1, le=6)]
+RollIn = tuple[Die, Die]
+DiceIn = Annotated[list[RollIn], Meta(min_length=3, max_length=13, description="tiles + 1 rolls.")]
+OpenIn = Annotated[list[TileIn], Meta(max_length=12, description="The open tiles.")]
+
+
+class MoveObject(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """A move with its dice stated: ``{"dice": 1, "tiles": [4]}``."""
+
+    tiles: Annotated[list[TileIn], Meta(max_length=12)]
+    dice: Literal[1, 2] = 2
+
+
+MoveIn = Annotated[list[TileIn], Meta(max_length=12)] | MoveObject
+MovesIn = Annotated[list[MoveIn], Meta(max_length=13, description="One move per played roll.")]
+MoveOut = list[int] | MoveObject
+
+
+def move_in(raw: MoveIn) -> Move:
+    if isinstance(raw, MoveObject):
+        return Move(tiles=tuple(raw.tiles), dice=raw.dice)
+    return Move(tiles=tuple(raw))
+
+
+def move_out(move: Move) -> MoveOut:
+    """Two dice: the list of tiles; one die: ``{"dice": 1, "tiles": [...]}``."""
+    if move.dice == 1:
+        return MoveObject(tiles=sorted(move.tiles), dice=1)
+    return sorted(move.tiles)
+
+
+class RulesOut(msgspec.Struct, frozen=True, omit_defaults=True):
+    tiles: int
+    one_die: OneDie
+    move_rule: MoveRule
+    scoring: Scoring
+    start: list[int] | None = None
+
+
+def rules_out(rules: Rules) -> RulesOut:
+    return RulesOut(
+        tiles=rules.tiles,
+        one_die=rules.one_die,
+        move_rule=rules.move_rule,
+        scoring=rules.scoring,
+        start=sorted(rules.start) if rules.start is not None else None,
+    )
+
+
+class MoveAnalysisOut(msgspec.Struct, frozen=True):
+    index: int
+    roll: Roll
+    dice_used: int
+    chosen: list[int]
+    best: list[int]
+    hindsight_best: MoveOut
+    hindsight_cost: int
+    expected_score: float
+    best_expected_score: float
+    dice_loss: float
+    expected_loss: float
+    label: Literal["best", "inaccuracy", "mistake", "blunder"]
+
+
+class AnalysisOut(msgspec.Struct, frozen=True):
+    best_possible: int
+    best_line: list[MoveOut]
+    could_be_better: list[int]
+    total_cost: int
+    moves: list[MoveAnalysisOut]
+
+
+class ComputerOut(msgspec.Struct, frozen=True):
+    score: int
+    shut: bool
+    moves: list[MoveOut]
+
+
+class Computers(msgspec.Struct, frozen=True):
+    easy: ComputerOut
+    medium: ComputerOut
+    hard: ComputerOut
+
+
+class RunResult(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A verified run, measured against the exact solution for its dice."""
+
+    sequence: str | None
+    rules: RulesOut
+    dice: list[Roll]
+    moves: list[MoveOut]
+    rolls_used: int
+    open: list[int]
+    score: int
+    shut: bool
+    analysis: AnalysisOut
+    computer: Computers
+    run_id: str | UnsetType = UNSET
+    official: bool | UnsetType = UNSET
+
+
+def _analysis_out(analysis: Analysis) -> AnalysisOut:
+    return AnalysisOut(
+        best_possible=analysis.best_possible,
+        best_line=[move_out(m) for m in analysis.best_line],
+        could_be_better=list(analysis.could_be_better),
+        total_cost=analysis.total_cost,
+        moves=[
+            MoveAnalysisOut(
+                index=m.index,
+                roll=m.roll,
+                dice_used=m.dice_used,
+                chosen=list(m.chosen),
+                best=list(m.best),
+                hindsight_best=move_out(m.hindsight_best),
+                hindsight_cost=m.hindsight_cost,
+                expected_score=m.expected_score,
+                best_expected_score=m.best_expected_score,
+                dice_loss=m.dice_loss,
+                expected_loss=m.expected_loss,
+                label=m.label,
+            )
+            for m in analysis.moves
+        ],
+    )
+
+
+def _computer_out(run: ComputerRun) -> ComputerOut:
+    return ComputerOut(score=run.score, shut=run.shut, moves=[move_out(m) for m in run.moves])
+
+
+def run_result(report: Report, sequence: str | None) -> RunResult:
+    run = report.run
+    return RunResult(
+        sequence=sequence,
+        rules=rules_out(run.rules),
+        dice=list(run.dice),
+        moves=[move_out(m) for m in run.moves],
+        rolls_used=run.rolls_used,
+        open=list(tiles_of(run.open_tiles)),
+        score=run.score,
+        shut=run.shut,
+        analysis=_analysis_out(report.analysis),
+        computer=Computers(**{name: _computer_out(c) for name, c in report.computer.items()}),
+    )

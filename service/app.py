@@ -1,0 +1,109 @@
+"""create_app(): settings → lifespan (pool, cache) → routes → errors."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from litestar import Litestar
+from litestar.config.cors import CORSConfig
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import ScalarRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme, Server
+from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+
+from service import logs
+from service.api import problems
+from service.api.daily import DailyController
+from service.api.deps import DEPENDENCIES
+from service.api.game import GameController
+from service.api.ops import OpsController
+from service.api.players import PlayersController
+from service.clock import Clock, SystemClock
+from service.rules.ruleset import Rules
+from service.rules.solver import solve
+from service.settings import Settings
+from service.store import embedded
+from service.store.cache import Cache
+from service.store.db import create_pool, migrate
+
+VERSION = "1.0.0"
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="Shut the Box Challenge",
+        version=VERSION,
+        description=(
+            "Daily Dice, Friend Box codes, verified runs and the exact solution for the dice "
+            "you actually got. Errors are RFC 9457 problem details."
+        ),
+        path="/schema",
+        render_plugins=[ScalarRenderPlugin()],
+        servers=[Server(url="/")],
+        components=Components(
+            security_schemes={
+                "bearer": SecurityScheme(
+                    type="http", scheme="bearer", description="The token from POST /v1/players"
+                )
+            }
+        ),
+    )
+
+
+def cors_config(settings: Settings) -> CORSConfig | None:
+    if not settings.cors_origins:
+        return None
+    return CORSConfig(
+        allow_origins=settings.cors_origins,
+        allow_headers=["Authorization", "Content-Type", "Idempotency-Key", "X-Request-ID"],
+        expose_headers=["ETag", "Retry-After", "X-Request-ID"],
+    )
+
+
+def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
+    @asynccontextmanager
+    async def manage(app: Litestar) -> AsyncIterator[None]:
+        assert settings.database_url is not None
+        pool = await create_pool(settings.database_url)
+        cache = Cache.connect(settings.redis_url, settings.redis_prefix)
+        try:
+            async with pool.acquire() as connection:
+                await migrate(connection)
+            solve(Rules())  # the standard tables, warm before the first request
+            app.state.pool = pool
+            app.state.cache = cache
+            yield
+        finally:
+            await cache.close()
+            await pool.close()
+
+    return manage
+
+
+def create_app(settings: Settings | None = None, clock: Clock | None = None) -> Litestar:
+    """The application; with no settings, from the environment (embedded database if none)."""
+    settings = embedded.resolve(settings or Settings.from_env())
+    logs.configure(settings.log_level)
+    prometheus = PrometheusConfig(app_name="shutbox", prefix="shutbox", group_path=True)
+    return Litestar(
+        route_handlers=[
+            PlayersController,
+            DailyController,
+            GameController,
+            OpsController,
+            PrometheusController,
+        ],
+        dependencies=DEPENDENCIES,
+        lifespan=[lifespan(settings)],
+        state=State({"settings": settings, "clock": clock or SystemClock()}),
+        middleware=[logs.request_id_middleware, prometheus.middleware],
+        plugins=[problems.plugin()],
+        exception_handlers={Exception: problems.internal_error},
+        openapi_config=openapi_config(),
+        request_max_body_size=settings.max_body_bytes,
+        cors_config=cors_config(settings),
+        logging_config=None,  # service.logs configures JSON logging
+        debug=False,
+    )

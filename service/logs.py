@@ -1,0 +1,91 @@
+"""JSON logs, one object a line, and a request id for every request."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+import uuid
+from contextvars import ContextVar
+from typing import Any, Final
+
+import msgspec
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
+access_log = logging.getLogger("shutbox.access")
+
+_STANDARD: Final = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message"}
+_encoder = msgspec.json.Encoder(enc_hook=repr)
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": self.formatTime(record, "%Y-%m-%dT%H:%M:%S") + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        rid = request_id.get()
+        if rid:
+            entry["request_id"] = rid
+        entry.update({k: v for k, v in record.__dict__.items() if k not in _STANDARD})
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return _encoder.encode(entry).decode()
+
+
+def configure(level: str) -> None:
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(JsonFormatter())
+    handler.formatter.converter = time.gmtime  # type: ignore[union-attr]
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+
+
+def request_id_middleware(app: ASGIApp) -> ASGIApp:
+    """Take the client's ``X-Request-ID`` (or make one), echo it, log the request."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # type: ignore[comparison-overlap]
+            await app(scope, receive, send)
+            return
+        rid = _incoming_id(scope) or uuid.uuid4().hex
+        token = request_id.set(rid)
+        started = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
+            await send(message)
+
+        try:
+            await app(scope, receive, send_with_id)
+        finally:
+            if access_log.isEnabledFor(logging.INFO):
+                access_log.info(
+                    "request",
+                    extra={
+                        "method": scope.get("method"),
+                        "path": scope["path"],
+                        "status": status,
+                        "ms": round((time.perf_counter() - started) * 1000, 2),
+                    },
+                )
+            request_id.reset(token)
+
+    return middleware
+
+
+def _incoming_id(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == b"x-request-id":
+            text = value.decode("latin-1")
+            if 0 < len(text) <= 64 and text.isprintable():
+                return text
+    return None

@@ -1,0 +1,1 @@
+"""PostgreSQL access (asyncpg) and the cache (Redis or in-process)."""

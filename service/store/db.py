@@ -1,0 +1,121 @@
+"""The PostgreSQL pool, the numbered migrations in ``sql/migrations`` and the named
+queries in ``sql/queries``."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import asyncpg
+import msgspec
+from asyncpg.pool import PoolConnectionProxy
+
+log = logging.getLogger("shutbox.db")
+
+SQL_DIR: Final = Path(__file__).resolve().parents[2] / "sql"
+# Any constant shared by every process of the service: migrations run one at a time.
+MIGRATION_LOCK: Final = 0x5B0C_0001
+_NAME = re.compile(r"^--\s*name:\s*(\w+)\s*$", re.M)
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def migrations() -> list[Migration]:
+    """The numbered migrations, in order (``001_players.sql`` is version 1)."""
+    found = []
+    for path in sorted((SQL_DIR / "migrations").glob("*.sql")):
+        number, _, name = path.stem.partition("_")
+        found.append(Migration(int(number), name, path.read_text()))
+    versions = [m.version for m in found]
+    assert versions == list(range(1, len(found) + 1)), (
+        f"migrations must be numbered 1..n: {versions}"
+    )
+    return found
+
+
+async def migrate(connection: asyncpg.Connection | PoolConnectionProxy) -> list[int]:
+    """Apply the migrations not applied yet, each in its own transaction; safe when
+    several processes start at once (an advisory lock). Returns the versions applied."""
+    applied_now = []
+    await connection.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+    try:
+        await connection.execute(
+            """CREATE TABLE IF NOT EXISTS schema_migrations (
+                   version integer PRIMARY KEY,
+                   name text NOT NULL,
+                   applied_at timestamptz NOT NULL DEFAULT now())"""
+        )
+        done = {
+            r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")
+        }
+        for migration in migrations():
+            if migration.version in done:
+                continue
+            async with connection.transaction():
+                await connection.execute(migration.sql)
+                await connection.execute(
+                    "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                    migration.version,
+                    migration.name,
+                )
+            log.info(
+                "applied migration",
+                extra={"version": migration.version, "migration": migration.name},
+            )
+            applied_now.append(migration.version)
+    finally:
+        await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+    return applied_now
+
+
+class Queries:
+    """Named queries: ``-- name: get_player`` starts a query, the comment under it says
+    what it does, and the query is the attribute of that name."""
+
+    def __init__(self, directory: Path = SQL_DIR / "queries") -> None:
+        self._sql: dict[str, str] = {}
+        for path in sorted(directory.glob("*.sql")):
+            parts = _NAME.split(path.read_text())
+            for name, body in zip(parts[1::2], parts[2::2]):
+                if name in self._sql:
+                    raise ValueError(f"query {name} is defined twice")
+                self._sql[name] = body.strip()
+
+    def __getattr__(self, name: str) -> str:
+        try:
+            return self._sql[name]
+        except KeyError:
+            raise AttributeError(f"no query named {name}") from None
+
+    def names(self) -> list[str]:
+        return sorted(self._sql)
+
+
+QUERIES: Final = Queries()
+
+
+async def _init_connection(connection: asyncpg.Connection) -> None:
+    for type_name in ("json", "jsonb"):
+        await connection.set_type_codec(
+            type_name, schema="pg_catalog", encoder=_encode_json, decoder=msgspec.json.decode
+        )
+
+
+def _encode_json(value: object) -> str:
+    return msgspec.json.encode(value).decode()
+
+
+async def create_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
+    """One pool per process; connections decode json and jsonb with msgspec."""
+    pool: asyncpg.Pool = await asyncpg.create_pool(
+        url, min_size=min_size, max_size=max_size, init=_init_connection, command_timeout=10
+    )
+    return pool
