@@ -10,7 +10,8 @@ from typing import Annotated, Any, Final
 import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, get
-from litestar.params import Parameter
+from litestar.di import NamedDependency
+from litestar.params import PathParameter
 
 from service.api.problems import documented, problem
 from service.api.schemas import RulesOut, rules_out
@@ -26,7 +27,7 @@ EARLIEST_UTC_OFFSET: Final = timedelta(hours=14)
 CACHE_CONTROL: Final = "public, max-age=86400"
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
-DatePath = Annotated[str, Parameter(description="A calendar date, YYYY-MM-DD.")]
+DatePath = Annotated[str, PathParameter(description="A calendar date, YYYY-MM-DD.")]
 
 
 class DailyDice(msgspec.Struct, frozen=True):
@@ -84,10 +85,10 @@ class DailyController(Controller):
     async def daily(
         self,
         request: Request[Any, Any, Any],
-        pool: asyncpg.Pool,
-        cache: Cache,
-        clock: Clock,
-        settings: Settings,
+        pool: NamedDependency[asyncpg.Pool],
+        cache: NamedDependency[Cache],
+        clock: NamedDependency[Clock],
+        settings: NamedDependency[Settings],
         day: DatePath,
     ) -> Response[DailyDice]:
         when = parse_date(day)

@@ -7,7 +7,7 @@ from typing import Any
 import asyncpg
 from litestar import Request
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 
 from service.api.problems import problem
 from service.clock import Clock
@@ -37,7 +37,9 @@ def _settings(state: State) -> Settings:
     return settings
 
 
-async def _player(request: Request[Any, Any, Any], pool: asyncpg.Pool) -> PlayerRow:
+async def _player(
+    request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool]
+) -> PlayerRow:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     challenge = {"WWW-Authenticate": "Bearer"}

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Controller, get, post
-from litestar.params import Parameter
+from litestar.params import FromQuery, JSONBody, QueryParameter
 from msgspec import Meta
 
 from service.api.problems import documented, problem
@@ -107,7 +107,7 @@ class GameController(Controller):
         responses=documented(422),
         status_code=200,
     )
-    async def analyze(self, data: AnalyzeRequest) -> RunResult:
+    async def analyze(self, data: JSONBody[AnalyzeRequest]) -> RunResult:
         rules = data.rules
         dice = check_dice(rules, data.dice)
         seed = "dice/" + "".join(f"{a}{b}" for a, b in dice)
@@ -125,7 +125,7 @@ class GameController(Controller):
         responses=documented(422),
         status_code=200,
     )
-    async def hint(self, data: HintRequest) -> Hint:
+    async def hint(self, data: JSONBody[HintRequest]) -> Hint:
         rules = data.rules
         open_tiles = position(rules, data.open)
         if data.roll is not None and len(data.roll) == 1 and not rules.one_die_allowed(open_tiles):
@@ -148,13 +148,13 @@ class GameController(Controller):
     )
     async def solution(
         self,
-        tiles: Annotated[int, Parameter(ge=2, le=12, description="Tiles 1..N.")] = 9,
-        one_die: OneDie = "never",
-        move_rule: MoveRule = "any",
-        scoring: Scoring = "sum",
+        tiles: Annotated[int, QueryParameter(ge=2, le=12, description="Tiles 1..N.")] = 9,
+        one_die: FromQuery[OneDie] = "never",
+        move_rule: FromQuery[MoveRule] = "any",
+        scoring: FromQuery[Scoring] = "sum",
         open: Annotated[
             str | None,
-            Parameter(
+            QueryParameter(
                 description="Open tiles, comma-separated (default: all).",
                 pattern=r"^\d{1,2}(,\d{1,2}){0,11}$",
             ),

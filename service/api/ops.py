@@ -7,6 +7,7 @@ from typing import Literal
 import asyncpg
 import msgspec
 from litestar import Controller, Response, get
+from litestar.di import NamedDependency
 
 from service.store.cache import Cache, RedisState
 
@@ -35,7 +36,9 @@ class OpsController(Controller):
         summary="Ready to serve: the database answers (Redis is reported, not required)",
         description="503 when the database does not answer; Redis is optional: only reported.",
     )
-    async def readyz(self, pool: asyncpg.Pool, cache: Cache) -> Response[Readiness]:
+    async def readyz(
+        self, pool: NamedDependency[asyncpg.Pool], cache: NamedDependency[Cache]
+    ) -> Response[Readiness]:
         try:
             async with pool.acquire(timeout=1) as connection:
                 await connection.fetchval("SELECT 1", timeout=1)

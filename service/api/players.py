@@ -12,6 +12,8 @@ from zoneinfo import available_timezones
 import asyncpg
 import msgspec
 from litestar import Controller, get, patch, post
+from litestar.di import NamedDependency
+from litestar.params import JSONBody
 from msgspec import UNSET, Meta, UnsetType
 
 from service.api.deps import BEARER
@@ -90,7 +92,12 @@ class PlayersController(Controller):
         description="The bearer token is shown this once: the server keeps only its hash.",
         responses=documented(422),
     )
-    async def create(self, data: NewPlayer, pool: asyncpg.Pool, clock: Clock) -> CreatedPlayer:
+    async def create(
+        self,
+        data: JSONBody[NewPlayer],
+        pool: NamedDependency[asyncpg.Pool],
+        clock: NamedDependency[Clock],
+    ) -> CreatedPlayer:
         row, token = await players.create(
             pool, checked_name(data.name), checked_time_zone(data.time_zone), clock.now()
         )
@@ -103,7 +110,7 @@ class PlayersController(Controller):
         security=BEARER,
         responses=documented(401),
     )
-    async def me(self, player: PlayerRow) -> Player:
+    async def me(self, player: NamedDependency[PlayerRow]) -> Player:
         return player_out(player)
 
     @patch(
@@ -114,7 +121,12 @@ class PlayersController(Controller):
         security=BEARER,
         responses=documented(401, 422),
     )
-    async def update(self, data: PlayerChange, player: PlayerRow, pool: asyncpg.Pool) -> Player:
+    async def update(
+        self,
+        data: JSONBody[PlayerChange],
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+    ) -> Player:
         row = await players.update(
             pool,
             player.id,

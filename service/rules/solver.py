@@ -245,7 +245,7 @@ class DiceChoice(msgspec.Struct, frozen=True):
     two: PolicyFigures
 
 
-class Hint(msgspec.Struct, frozen=True):
+class Hint(msgspec.Struct, frozen=True, omit_defaults=True):
     """The hint for a position: sets ranked by shut chance, then expected score; without
     a roll, where one die is allowed, which number of dice to roll."""
 

@@ -1,0 +1,73 @@
+"""The Daily Dice feed: the same dice for everyone, stored on first issue, cacheable."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import asyncpg
+import httpx
+import pytest
+
+from service.clock import FixedClock
+from service.rules.dice import derive_dice
+from tests.conftest import SECRET
+
+
+async def test_the_dice_of_a_date(client: httpx.AsyncClient) -> None:
+    response = await client.get("/v1/daily/2026-11-29")
+    assert response.status_code == 200
+    daily = response.json()
+    assert daily == {
+        "date": "2026-11-29",
+        "sequence": "daily/2026-11-29",
+        "rules": {"tiles": 9, "one_die": "never", "move_rule": "any", "scoring": "sum"},
+        "dice": [list(r) for r in derive_dice(SECRET.encode(), "daily/2026-11-29", 10)],
+    }
+    again = await client.get("/v1/daily/2026-11-29")
+    assert again.json() == daily
+    assert "max-age" in response.headers["cache-control"]
+
+
+async def test_etag_revalidation(client: httpx.AsyncClient) -> None:
+    first = await client.get("/v1/daily/2026-11-20")
+    etag = first.headers["etag"]
+    revalidated = await client.get("/v1/daily/2026-11-20", headers={"If-None-Match": etag})
+    assert revalidated.status_code == 304 and revalidated.content == b""
+    other = await client.get("/v1/daily/2026-11-21", headers={"If-None-Match": etag})
+    assert other.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("now", "day", "open_"),
+    [
+        # 2026-11-30 begins at UTC+14, i.e. at 10:00 UTC on the 29th.
+        (datetime(2026, 11, 29, 9, 59, tzinfo=UTC), "2026-11-30", False),
+        (datetime(2026, 11, 29, 10, 0, tzinfo=UTC), "2026-11-30", True),
+        (datetime(2026, 11, 29, 23, 0, tzinfo=UTC), "2026-12-01", False),
+        (datetime(2026, 11, 29, 0, 0, tzinfo=UTC), "2026-01-01", True),  # launch day
+    ],
+)
+async def test_a_date_is_served_once_it_has_begun_somewhere(
+    client: httpx.AsyncClient, clock: FixedClock, now: datetime, day: str, open_: bool
+) -> None:
+    clock.set(now)
+    response = await client.get(f"/v1/daily/{day}")
+    assert response.status_code == (200 if open_ else 404)
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_stored_dice_win_over_the_secret(
+    client: httpx.AsyncClient, database_url: str
+) -> None:
+    """Dice stored once are served from then on, whatever the secret or algorithm says."""
+    connection = await asyncpg.connect(database_url)
+    try:
+        await connection.execute(
+            """INSERT INTO sequences (id, rules, dice, algorithm, issued_at)
+               VALUES ('daily/2026-03-03', '{"tiles": 9}', $1, 'older-algorithm', now())""",
+            [1, 1] * 10,
+        )
+    finally:
+        await connection.close()
+    response = await client.get("/v1/daily/2026-03-03")
+    assert response.json()["dice"] == [[1, 1]] * 10

@@ -1,0 +1,102 @@
+"""Bad input is refused cleanly: problem details with a stable type, never a 500."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+DICE = [[3, 4], [6, 6], [1, 1], [1, 2], [2, 3], [5, 5], [6, 6], [1, 1], [2, 2], [3, 3]]
+
+
+def assert_problem(response: httpx.Response, status: int, type_: str) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    problem: dict[str, Any] = response.json()
+    assert problem["type"] == type_
+    assert problem["status"] == status
+    assert problem["title"] and problem["detail"]
+    return problem
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "type_", "says"),
+    [
+        (b'{"dice": [[3, 4]', 400, "/problems/invalid-request", ""),
+        (b"not json at all", 400, "/problems/invalid-request", ""),
+        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [], "colour": 1}', 400, "/problems/invalid-request", "colour"),
+        (b'{"dice": "3,4", "moves": []}', 400, "/problems/invalid-request", "dice"),
+        (b'{"dice": [[3, 7]], "moves": []}', 400, "/problems/invalid-request", "dice"),
+        (b'{"dice": [[0, 1]], "moves": []}', 400, "/problems/invalid-request", "dice"),
+        (b'{"moves": []}', 400, "/problems/invalid-request", "dice"),
+        (b'{"rules": {"tiles": 13}, "dice": [], "moves": []}', 400, "/problems/invalid-request", "tiles"),
+        (b'{"rules": {"one_die": "x"}, "dice": [], "moves": []}', 400, "/problems/invalid-request", "one_die"),
+        (b'{"rules": {"start": [10]}, "dice": [], "moves": []}', 400, "/problems/invalid-request", "start"),
+        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [[13]]}', 400, "/problems/invalid-request", "moves"),
+        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [{"dice": 3, "tiles": [1]}]}', 400, "/problems/invalid-request", "dice"),
+        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [{"tiles": [1], "x": 1}]}', 400, "/problems/invalid-request", "x"),
+    ],
+)  # fmt: skip
+async def test_malformed_bodies_are_400(
+    client: httpx.AsyncClient, body: bytes, status: int, type_: str, says: str
+) -> None:
+    response = await client.post(
+        "/v1/analyze", content=body, headers={"content-type": "application/json"}
+    )
+    problem = assert_problem(response, status, type_)
+    assert says in problem["detail"]
+
+
+@pytest.mark.parametrize(
+    ("dice", "moves", "type_"),
+    [
+        (DICE[:9], [], "/problems/invalid-dice"),  # too few rolls for 9 tiles
+        ([*DICE, [1, 1]], [], "/problems/invalid-dice"),  # too many
+        (DICE, [[10]], "/problems/not-a-tile"),  # a tile of a bigger box
+        (DICE, [[8]], "/problems/wrong-total"),
+        (DICE, [[7], [6, 6]], "/problems/tile-repeated"),
+    ],
+)
+async def test_requests_that_break_the_rules_are_422(
+    client: httpx.AsyncClient, dice: list[list[int]], moves: list[Any], type_: str
+) -> None:
+    response = await client.post("/v1/analyze", json={"dice": dice, "moves": moves})
+    assert_problem(response, 422, type_)
+
+
+@pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)
+async def test_an_oversized_body_is_413(client: httpx.AsyncClient) -> None:
+    body = b'{"dice": [], "moves": [], "pad": "' + b"x" * 20000 + b'"}'
+    response = await client.post(
+        "/v1/analyze", content=body, headers={"content-type": "application/json"}
+    )
+    assert_problem(response, 413, "/problems/body-too-large")
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "type_"),
+    [
+        ("/v1/daily/2026-02-30", 400, "/problems/invalid-date"),
+        ("/v1/daily/2026-13-01", 400, "/problems/invalid-date"),
+        ("/v1/daily/20261129", 400, "/problems/invalid-date"),
+        ("/v1/daily/yesterday", 400, "/problems/invalid-date"),
+        ("/v1/daily/2099-01-01", 404, "/problems/unknown-date"),
+        ("/v1/daily/2025-12-31", 404, "/problems/unknown-date"),  # before launch
+        ("/v1/nowhere", 404, "/problems/not-found"),
+    ],
+)
+async def test_bad_paths(client: httpx.AsyncClient, path: str, status: int, type_: str) -> None:
+    assert_problem(await client.get(path), status, type_)
+
+
+async def test_wrong_method_is_a_problem_too(client: httpx.AsyncClient) -> None:
+    assert_problem(await client.delete("/v1/analyze"), 405, "/problems/method-not-allowed")
+
+
+async def test_authentication_errors(client: httpx.AsyncClient) -> None:
+    missing = assert_problem(await client.get("/v1/players/me"), 401, "/problems/unauthorized")
+    assert "Bearer" in missing["detail"]
+    bad = await client.get("/v1/players/me", headers={"Authorization": "Bearer nope"})
+    assert_problem(bad, 401, "/problems/unauthorized")
+    assert bad.headers["www-authenticate"] == "Bearer"

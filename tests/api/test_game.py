@@ -1,0 +1,196 @@
+"""The stateless game services agree with the rules engine on every field."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+
+from service.rules.analysis import report
+from service.rules.dice import derive_dice
+from service.rules.players import EASY, MEDIUM, play
+from service.rules.replay import Move
+from service.rules.ruleset import Rules, tiles_of
+from service.rules.solver import solve
+from tests.conftest import ROOT
+
+VARIANTS = [
+    Rules(),
+    Rules(one_die="high_closed"),
+    Rules(one_die="sum_le_6", move_rule="single"),
+    Rules(tiles=12, move_rule="dice_or_sum", scoring="digits"),
+    Rules(tiles=10, scoring="count", start=(4, 5, 6, 7, 8, 9, 10)),
+]
+
+
+def json_move(move: Move) -> Any:
+    return {"dice": 1, "tiles": list(move.tiles)} if move.dice == 1 else list(move.tiles)
+
+
+def sample_runs() -> list[tuple[Rules, tuple[tuple[int, int], ...], tuple[Move, ...]]]:
+    runs = []
+    for n in range(12):
+        rules = VARIANTS[n % len(VARIANTS)]
+        dice = derive_dice(b"api-tests", f"box/R{n}", rules.rolls)
+        player = EASY if n % 2 else MEDIUM
+        runs.append(
+            (rules, dice, play(solve(rules), player, rules.start_position, dice, f"p{n}").moves)
+        )
+    return runs
+
+
+def rules_json(rules: Rules) -> dict[str, Any]:
+    return {k: v for k, v in json.loads(msgspec.json.encode(rules)).items() if v is not None}
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -> None:
+    for rules, dice, moves in sample_runs():
+        body = {"rules": rules_json(rules), "dice": dice, "moves": [json_move(m) for m in moves]}
+        response = await client.post("/v1/analyze", json=body)
+        assert response.status_code == 200, response.text
+        got = response.json()
+        seed = "dice/" + "".join(f"{a}{b}" for a, b in dice)
+        expected = report(rules, dice, moves, seed)
+        run, analysis = expected.run, expected.analysis
+        assert "run_id" not in got and "official" not in got
+        assert got["sequence"] is None
+        assert got["rules"] == rules_json(rules)
+        assert got["dice"] == [list(r) for r in dice]
+        assert got["moves"] == [json_move(m) for m in run.moves]
+        assert (got["rolls_used"], got["score"], got["shut"]) == (
+            run.rolls_used,
+            run.score,
+            run.shut,
+        )
+        assert got["open"] == list(tiles_of(run.open_tiles))
+        a = got["analysis"]
+        assert a["best_possible"] == analysis.best_possible
+        assert a["best_line"] == [json_move(m) for m in analysis.best_line]
+        assert (
+            a["total_cost"]
+            == run.score - analysis.best_possible
+            == sum(m["hindsight_cost"] for m in a["moves"])
+        )
+        assert a["could_be_better"] == list(analysis.could_be_better)
+        for entry, core in zip(a["moves"], analysis.moves, strict=True):
+            assert entry["index"] == core.index and entry["roll"] == list(core.roll)
+            assert entry["dice_used"] == core.dice_used
+            assert entry["chosen"] == list(core.chosen) and entry["best"] == list(core.best)
+            assert entry["hindsight_cost"] == core.hindsight_cost
+            assert entry["hindsight_best"] == json_move(core.hindsight_best)
+            for field in ("expected_score", "best_expected_score", "dice_loss", "expected_loss"):
+                assert entry[field] == pytest.approx(getattr(core, field), rel=1e-12, abs=1e-12)
+            assert entry["label"] == core.label
+        for name, computer in expected.computer.items():
+            assert got["computer"][name] == {
+                "score": computer.score,
+                "shut": computer.shut,
+                "moves": [json_move(m) for m in computer.moves],
+            }
+
+
+async def test_analyze_refuses_an_illegal_run_naming_the_move(client: httpx.AsyncClient) -> None:
+    dice = [[3, 4], [6, 6], [1, 1], [1, 2], [2, 3], [5, 5], [6, 6], [1, 1], [2, 2], [3, 3]]
+    response = await client.post("/v1/analyze", json={"dice": dice, "moves": [[7], [3, 7, 2]]})
+    assert response.status_code == 422
+    assert response.headers["content-type"] == "application/problem+json"
+    problem = response.json()
+    assert problem["type"] == "/problems/tile-not-open"
+    assert problem["move_index"] == 1 and problem["roll"] == [6, 6]
+    assert problem["detail"] == "Move 2 (roll 6 + 6 = 12): tile 7 is already closed"
+    early = await client.post("/v1/analyze", json={"dice": dice, "moves": [[7]]})
+    assert early.status_code == 422 and early.json()["type"] == "/problems/run-ends-early"
+    assert [3, 9] in early.json()["possible"]
+
+
+async def test_analyze_reads_one_die_moves(client: httpx.AsyncClient) -> None:
+    dice = [[4, 5], [4, 4], [3, 4], [6, 1], [5, 1], [4, 1], [3, 1], [2, 1], [1, 1], [1, 1]]
+    one_die = [{"dice": 1, "tiles": [t]} for t in (6, 5, 4, 3, 2, 1)]
+    body = {"rules": {"one_die": "high_closed"}, "dice": dice, "moves": [[9], [8], [7], *one_die]}
+    response = await client.post("/v1/analyze", json=body)
+    assert response.status_code == 200, response.text
+    assert response.json()["shut"] is True and response.json()["score"] == 0
+    assert response.json()["moves"][3] == {"dice": 1, "tiles": [6]}
+
+
+async def test_hint_ranks_by_shut_chance(client: httpx.AsyncClient) -> None:
+    response = await client.post("/v1/hint", json={"open": list(range(1, 10)), "roll": [3, 4]})
+    assert response.status_code == 200
+    hint = response.json()
+    assert hint["best"] == hint["options"][0]["tiles"] == [7]
+    chances = [o["p_shut"] for o in hint["options"]]
+    assert chances == sorted(chances, reverse=True)
+    assert "dice_choice" not in hint
+
+
+async def test_hint_offers_the_dice_choice(client: httpx.AsyncClient) -> None:
+    body = {"rules": {"one_die": "high_closed"}, "open": [1, 2, 3]}
+    choice = (await client.post("/v1/hint", json=body)).json()["dice_choice"]
+    assert choice["best"] == 1 and choice["one"]["p_shut"] > choice["two"]["p_shut"]
+    refused = await client.post("/v1/hint", json={"open": [1, 2, 3, 7], "roll": [3]})
+    assert refused.status_code == 422 and refused.json()["type"] == "/problems/one-die-not-allowed"
+    outside = await client.post("/v1/hint", json={"open": [10], "roll": [3, 4]})
+    assert outside.status_code == 422 and outside.json()["type"] == "/problems/not-a-tile"
+
+
+@pytest.mark.parametrize(
+    ("query", "argv"),
+    [
+        ("", []),
+        (
+            "?tiles=10&one_die=sum_le_6&move_rule=single&scoring=digits",
+            [
+                "--tiles",
+                "10",
+                "--one-die",
+                "sum_le_6",
+                "--move-rule",
+                "single",
+                "--scoring",
+                "digits",
+            ],
+        ),
+        ("?open=4,5,6,7,8,9", ["--start", "4,5,6,7,8,9"]),
+    ],
+)
+@pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)
+async def test_solution_agrees_with_shutbox_solve(
+    client: httpx.AsyncClient, query: str, argv: list[str]
+) -> None:
+    response = await client.get(f"/v1/solution{query}")
+    assert response.status_code == 200, response.text
+    printed = subprocess.run(
+        [sys.executable, "-m", "service.cli", "solve", "--json", *argv],
+        capture_output=True, check=True, cwd=ROOT,
+    ).stdout  # fmt: skip
+    assert response.json() == json.loads(printed)
+
+
+async def test_solution_refuses_bad_positions(client: httpx.AsyncClient) -> None:
+    assert (await client.get("/v1/solution?open=10")).status_code == 422
+    assert (await client.get("/v1/solution?open=1,1")).status_code == 422
+    assert (await client.get("/v1/solution?open=a,b")).status_code == 400
+    assert (await client.get("/v1/solution?tiles=13")).status_code == 400
+    assert (await client.get("/v1/solution?one_die=maybe")).status_code == 400
+
+
+async def test_rules_lists_every_variant(client: httpx.AsyncClient) -> None:
+    catalog = (await client.get("/v1/rules")).json()
+    assert catalog["standard"] == {
+        "tiles": 9, "start": None, "one_die": "never", "move_rule": "any", "scoring": "sum",
+    }  # fmt: skip
+    fields = {f["field"]: f for f in catalog["fields"]}
+    assert set(fields) == {"tiles", "start", "one_die", "move_rule", "scoring"}
+    assert [c["value"] for c in fields["move_rule"]["choices"]] == ["any", "dice_or_sum", "single"]
+    assert all(c["description"] for f in fields.values() for c in f["choices"] or [])
+
+
+def test_sample_runs_cover_one_die_moves() -> None:
+    # The agreement test above is only as good as its runs: some must use one die.
+    assert any(m.dice == 1 for _, _, moves in sample_runs() for m in moves)

@@ -1,0 +1,178 @@
+"""Fixtures: a database and a Redis key prefix of our own, the app in each Redis mode,
+and a real server process.
+
+Tests run against the real PostgreSQL and Redis of the machine
+(``TEST_DATABASE_URL``, ``TEST_REDIS_URL`` override where they are). Every test
+session creates its own database and Redis key prefix and removes them afterwards:
+the tests never touch data they did not make.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import httpx
+import pytest
+import redis
+
+from service.clock import FixedClock
+from service.settings import Settings
+
+ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+UNREACHABLE_REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+ROOT = Path(__file__).resolve().parent.parent
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+SECRET = "test-secret"
+
+
+def _with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    """A database of this test session's own, dropped at the end."""
+    import asyncio
+
+    name = f"shutbox_test_{secrets.token_hex(6)}"
+
+    async def admin(sql: str) -> None:
+        connection = await asyncpg.connect(ADMIN_URL)
+        try:
+            await connection.execute(sql)
+        finally:
+            await connection.close()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield _with_database(ADMIN_URL, name)
+    finally:
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def redis_prefix() -> Iterator[str]:
+    """A Redis key prefix of this session's own; its keys are deleted at the end."""
+    prefix = f"shutbox-test-{secrets.token_hex(6)}:"
+    yield prefix
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        for key in client.scan_iter(match=f"{prefix}*", count=500):
+            client.unlink(key)
+    finally:
+        client.close()
+
+
+@pytest.fixture(params=["redis", "no-redis", "redis-unreachable"])
+def redis_mode(request: pytest.FixtureRequest) -> str:
+    mode: str = request.param
+    return mode
+
+
+@pytest.fixture
+def settings(database_url: str, redis_prefix: str, redis_mode: str) -> Settings:
+    redis_url = {"redis": REDIS_URL, "no-redis": None, "redis-unreachable": UNREACHABLE_REDIS_URL}
+    return Settings(
+        database_url=database_url,
+        redis_url=redis_url[redis_mode],
+        redis_prefix=redis_prefix,
+        secret=SECRET,
+        log_level="WARNING",
+        max_body_bytes=16384,
+    )
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock(NOW)
+
+
+@pytest.fixture
+async def client(settings: Settings, clock: FixedClock) -> AsyncIterator[httpx.AsyncClient]:
+    """The app in-process, with its lifespan (pool, migrations, cache) running."""
+    from litestar.testing import AsyncTestClient
+
+    from service.app import create_app
+
+    async with AsyncTestClient(create_app(settings, clock)) as test_client:
+        yield test_client
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class ServerProcess:
+    """``shutbox serve`` in a subprocess, as an operator runs it."""
+
+    def __init__(self, env: dict[str, str], workers: int = 2) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, **env}
+        self.workers = workers
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = tempfile.TemporaryFile()
+
+    def start(self) -> ServerProcess:
+        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)]
+        self.process = subprocess.Popen(
+            [*command, "--workers", str(self.workers)],
+            env=self.env,
+            cwd=ROOT,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.output()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("server did not become ready in 60 s")
+
+    def output(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+@pytest.fixture
+def server_env(database_url: str, redis_prefix: str) -> dict[str, str]:
+    return {
+        "DATABASE_URL": database_url,
+        "REDIS_URL": REDIS_URL,
+        "SHUTBOX_REDIS_PREFIX": redis_prefix,
+        "SHUTBOX_SECRET": SECRET,
+        "SHUTBOX_LOG_LEVEL": "WARNING",
+    }

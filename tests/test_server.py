@@ -1,0 +1,83 @@
+"""A real server process (``shutbox serve`` with two workers), as an operator runs it."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import redis
+
+from service.rules.dice import derive_dice
+from tests.conftest import REDIS_URL, UNREACHABLE_REDIS_URL, ServerProcess
+
+
+def clear_prefix(prefix: str) -> None:
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        for key in client.scan_iter(match=f"{prefix}*"):
+            client.unlink(key)
+    finally:
+        client.close()
+
+
+async def concurrent_gets(url: str, count: int) -> list[httpx.Response]:
+    # A connection each, so that both workers answer.
+    async def one() -> httpx.Response:
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            return await client.get("/v1/daily/2026-06-15")
+
+    return list(await asyncio.gather(*(one() for _ in range(count))))
+
+
+def test_the_same_dice_across_workers_and_restarts(
+    server_env: dict[str, str], redis_prefix: str
+) -> None:
+    first = ServerProcess({**server_env, "SHUTBOX_SECRET": "first-secret"}).start()
+    try:
+        responses = asyncio.run(concurrent_gets(first.url, 40))
+    finally:
+        first.stop()
+    assert {r.status_code for r in responses} == {200}
+    bodies = {r.content for r in responses}
+    assert len(bodies) == 1  # the first issue raced across workers; one row won
+    dice = responses[0].json()["dice"]
+    assert dice == [list(r) for r in derive_dice(b"first-secret", "daily/2026-06-15", 10)]
+
+    clear_prefix(redis_prefix)  # only PostgreSQL remembers now
+    second = ServerProcess({**server_env, "SHUTBOX_SECRET": "second-secret"}).start()
+    try:
+        again = httpx.get(f"{second.url}/v1/daily/2026-06-15").json()["dice"]
+        fresh = httpx.get(f"{second.url}/v1/daily/2026-06-16").json()["dice"]
+    finally:
+        second.stop()
+    assert again == dice  # stored: a new secret never changes dice players have seen
+    assert fresh == [list(r) for r in derive_dice(b"second-secret", "daily/2026-06-16", 10)]
+
+
+def test_ready_metrics_and_logs(server_env: dict[str, str]) -> None:
+    server = ServerProcess(server_env, workers=2).start()
+    try:
+        ready = httpx.get(f"{server.url}/readyz").json()
+        assert ready == {"status": "ready", "database": "up", "redis": "up"}
+        answered = httpx.get(f"{server.url}/healthz", headers={"X-Request-ID": "abc-123"})
+        assert answered.headers["x-request-id"] == "abc-123"
+        for _ in range(5):
+            httpx.get(f"{server.url}/v1/rules")
+        metrics = httpx.get(f"{server.url}/metrics")
+        assert metrics.status_code == 200
+        assert "shutbox_requests_total" in metrics.text
+        docs = httpx.get(f"{server.url}/schema")
+        assert docs.status_code == 200 and "html" in docs.headers["content-type"]
+    finally:
+        server.stop()
+
+
+def test_serving_with_redis_unreachable(server_env: dict[str, str]) -> None:
+    server = ServerProcess({**server_env, "REDIS_URL": UNREACHABLE_REDIS_URL}, workers=1).start()
+    try:
+        ready = httpx.get(f"{server.url}/readyz")
+        assert ready.status_code == 200 and ready.json()["redis"] == "down"
+        daily = httpx.get(f"{server.url}/v1/daily/2026-06-15")
+        assert daily.status_code == 200 and len(daily.json()["dice"]) == 10
+    finally:
+        server.stop()
