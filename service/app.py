@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import asyncpg
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
@@ -24,9 +27,10 @@ from service.clock import Clock, SystemClock
 from service.rules.ruleset import Rules
 from service.rules.solver import solve
 from service.settings import Settings
-from service.store import embedded
+from service.store import embedded, idempotency
 from service.store.cache import Cache
 from service.store.db import create_pool, migrate
+from service.store.ranks import Leaderboards
 
 VERSION = "1.0.0"
 
@@ -62,6 +66,16 @@ def cors_config(settings: Settings) -> CORSConfig | None:
     )
 
 
+async def expire_idempotency_keys(pool: asyncpg.Pool, clock: Clock) -> None:
+    """Forget idempotency keys past their 24 hours, once an hour."""
+    while True:
+        try:
+            await idempotency.expire(pool, clock.now())
+        except Exception:  # the database may be away for a moment: next hour, then
+            logging.getLogger("shutbox").warning("could not expire idempotency keys", exc_info=True)
+        await asyncio.sleep(3600)
+
+
 def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
     @asynccontextmanager
     async def manage(app: Litestar) -> AsyncIterator[None]:
@@ -74,7 +88,12 @@ def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
             solve(Rules())  # the standard tables, warm before the first request
             app.state.pool = pool
             app.state.cache = cache
-            yield
+            app.state.leaderboards = Leaderboards(pool, cache)
+            housekeeping = asyncio.create_task(expire_idempotency_keys(pool, app.state.clock))
+            try:
+                yield
+            finally:
+                housekeeping.cancel()
         finally:
             await cache.close()
             await pool.close()

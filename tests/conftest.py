@@ -121,19 +121,28 @@ def free_port() -> int:
 class ServerProcess:
     """``shutbox serve`` in a subprocess, as an operator runs it."""
 
-    def __init__(self, env: dict[str, str], workers: int = 2) -> None:
+    def __init__(self, env: dict[str, str], workers: int = 2, frozen_at: datetime | None = None):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **env}
         self.workers = workers
         self.process: subprocess.Popen[bytes] | None = None
-        self.log = tempfile.TemporaryFile()
+        self.frozen_at = frozen_at
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
 
     def start(self) -> ServerProcess:
-        command = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)]
+        workers = ["--workers", str(self.workers)]
+        if self.frozen_at is None:
+            command = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)]
+            env = self.env
+        else:
+            # The same server (granian, ASGI, these workers) with the clock frozen.
+            command = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory"]
+            command += ["--port", str(self.port), "tests.frozen_clock_app:create"]
+            env = {**self.env, "SHUTBOX_TEST_NOW": self.frozen_at.isoformat()}
         self.process = subprocess.Popen(
-            [*command, "--workers", str(self.workers)],
-            env=self.env,
+            [*command, *workers],
+            env=env,
             cwd=ROOT,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -165,6 +174,7 @@ class ServerProcess:
             self.process.kill()
             self.process.wait()
         self.process = None
+        self.log.close()
 
 
 @pytest.fixture

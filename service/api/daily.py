@@ -1,31 +1,60 @@
-"""Daily Dice: one sequence per calendar date, the same for everyone."""
+"""Daily Dice: one sequence per calendar date, the same for everyone; one official
+run per player and date; ranks, leaderboards and a spoiler-free share text.
+
+Share text format (one line each)::
+
+    Shut the Box Challenge 2026-11-29
+    Score 7 in 6 rolls                (or: Shut the box in 8 rolls!)
+    🟩🟩🟨🟩🟥⬛
+
+One symbol per roll used, grading each choice against the expected-score optimum:
+🟩 best, 🟨 inaccuracy, 🟧 mistake, 🟥 blunder; ⬛ the roll that could not be played.
+No tiles and no dice: it spoils nothing for a friend who has not played yet.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from typing import Annotated, Any, Final
+from uuid import UUID
 
 import asyncpg
 import msgspec
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
-from litestar.params import PathParameter
+from litestar.params import JSONBody, PathParameter, QueryParameter
 
+from service.api.deps import BEARER, optional_player
+from service.api.idempotency import respond_once
 from service.api.problems import documented, problem
-from service.api.schemas import RulesOut, rules_out
+from service.api.schemas import (
+    DailyRunResult,
+    MovesIn,
+    RulesOut,
+    move_in,
+    rules_out,
+    run_result,
+    streak_out,
+)
+from service.calendar import StreakRuns, has_begun, has_closed_everywhere, local_today, open_dates
 from service.clock import Clock
+from service.rules.analysis import Hindsight, report
 from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Roll, Rules
+from service.rules.solver import solve
 from service.settings import Settings
-from service.store import sequences
+from service.store import daily, sequences
 from service.store.cache import Cache
+from service.store.db import Connection
+from service.store.players import PlayerRow
+from service.store.ranks import Leaderboards, Rank
 
-# A date begins first at UTC+14 (Line Islands): nobody plays or sees it before then.
-EARLIEST_UTC_OFFSET: Final = timedelta(hours=14)
 CACHE_CONTROL: Final = "public, max-age=86400"
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}
+UNPLAYABLE: Final = "⬛"
 
 DatePath = Annotated[str, PathParameter(description="A calendar date, YYYY-MM-DD.")]
 
@@ -35,6 +64,30 @@ class DailyDice(msgspec.Struct, frozen=True):
     sequence: str
     rules: RulesOut
     dice: list[Roll]
+
+
+class RunSubmission(msgspec.Struct, forbid_unknown_fields=True):
+    moves: MovesIn
+
+
+class TopEntry(msgspec.Struct, frozen=True):
+    rank: int
+    name: str | None
+    score: int
+
+
+class Leaderboard(msgspec.Struct, frozen=True):
+    date: date
+    players: int
+    histogram: dict[int, int]
+    mean: float | None
+    shut_rate: float | None
+    best_possible: int
+    top: list[TopEntry]
+
+
+class ShareText(msgspec.Struct, frozen=True):
+    text: str
 
 
 def parse_date(text: str) -> date:
@@ -49,12 +102,8 @@ def parse_date(text: str) -> date:
         ) from None
 
 
-def has_begun(day: date, now: datetime) -> bool:
-    """Whether ``day`` has begun somewhere on Earth at ``now``."""
-    return (now.astimezone(UTC) + EARLIEST_UTC_OFFSET).date() >= day
-
-
-def check_open_date(day: date, settings: Settings, now: datetime) -> None:
+def check_begun(day: date, settings: Settings, now: datetime) -> None:
+    """404 for a date before launch or not begun anywhere on Earth."""
     if day < settings.launch_date:
         raise problem(
             404, "unknown-date", f"The Daily Dice began on {settings.launch_date.isoformat()}."
@@ -65,7 +114,15 @@ def check_open_date(day: date, settings: Settings, now: datetime) -> None:
         )
 
 
+def share_text(day: date, result: DailyRunResult) -> str:
+    symbols = "".join(SYMBOLS[m.label] if m.chosen else UNPLAYABLE for m in result.analysis.moves)
+    rolls = f"{result.rolls_used} roll{'s' if result.rolls_used != 1 else ''}"
+    outcome = f"Shut the box in {rolls}!" if result.shut else f"Score {result.score} in {rolls}"
+    return f"Shut the Box Challenge {day.isoformat()}\n{outcome}\n{symbols}"
+
+
 _encoder = msgspec.json.Encoder()
+_result_decoder = msgspec.json.Decoder(DailyRunResult)
 
 
 class DailyController(Controller):
@@ -93,7 +150,7 @@ class DailyController(Controller):
     ) -> Response[DailyDice]:
         when = parse_date(day)
         now = clock.now()
-        check_open_date(when, settings, now)
+        check_begun(when, settings, now)
         sequence_id = daily_sequence_id(when)
         issued = await sequences.issue(
             pool, cache, settings.secret_bytes, sequence_id, Rules(), now
@@ -111,3 +168,188 @@ class DailyController(Controller):
         if etag in request.headers.get("if-none-match", ""):
             return Response(content=b"", status_code=304, headers=headers)  # type: ignore[arg-type]
         return Response(content=body, media_type="application/json", headers=headers)  # type: ignore[arg-type]
+
+    @post(
+        "/{day:str}/runs",
+        operation_id="submitDailyRun",
+        summary="Submit the official run of a date",
+        description=(
+            "Verifies, scores and analyses the run; the first accepted run per player and date "
+            "is the official one (201). The identical run again: 200 with the same body. "
+            "Another run for a played date: 409 pointing at the official run. A date not open "
+            "for the player (today in their time zone, or yesterday during the 15 minutes "
+            "after local midnight): 422. Honours Idempotency-Key."
+        ),
+        security=BEARER,
+        responses=documented(401, 404, 409, 422),
+        status_code=201,
+    )
+    async def submit(
+        self,
+        request: Request[Any, Any, Any],
+        data: JSONBody[RunSubmission],
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+        cache: NamedDependency[Cache],
+        clock: NamedDependency[Clock],
+        settings: NamedDependency[Settings],
+        leaderboards: NamedDependency[Leaderboards],
+        day: DatePath,
+    ) -> Response[DailyRunResult]:
+        when = parse_date(day)
+
+        async def produce(connection: Connection) -> tuple[int, bytes]:
+            now = clock.now()
+            check_begun(when, settings, now)
+            if when not in open_dates(now, player.time_zone):
+                today = local_today(now, player.time_zone).isoformat()
+                raise problem(
+                    422, "date-not-open",
+                    f"{when.isoformat()} is not open for you: in {player.time_zone} it is "
+                    f"{today}, and a date stays open until 15 minutes after its local midnight.",
+                )  # fmt: skip
+            sequence_id = daily_sequence_id(when)
+            issued = await sequences.issue(
+                connection, cache, settings.secret_bytes, sequence_id, Rules(), now
+            )
+            verified = report(
+                issued.rules, issued.dice, [move_in(m) for m in data.moves], sequence_id
+            )
+            result = run_result(verified, sequence_id)
+            new_run = daily.NewRun(
+                player_id=player.id,
+                day=when,
+                sequence_id=sequence_id,
+                moves=msgspec.to_builtins(result.moves),
+                score=result.score,
+                shut=result.shut,
+                best_possible=result.analysis.best_possible,
+                submitted_at=now,
+            )
+
+            def respond(run_id: UUID, runs: StreakRuns, played: set[date], rank: Rank) -> bytes:
+                today = local_today(now, player.time_zone)
+                streak = streak_out(runs, today in played, now, player.time_zone)
+                return _encoder.encode(
+                    DailyRunResult(
+                        **msgspec.structs.asdict(result)
+                        | {"run_id": str(run_id), "official": True, "streak": streak, "rank": rank}
+                    )
+                )
+
+            try:
+                accepted = await daily.submit(connection, leaderboards, new_run, respond)
+            except daily.AlreadyPlayed as played:
+                raise problem(
+                    409, "already-played",
+                    f"You already played {when.isoformat()}; your official run stands "
+                    f"(GET /v1/daily/{when.isoformat()}/runs/me).",
+                    official_run_id=str(played.official.id),
+                    official_run=f"/v1/daily/{when.isoformat()}/runs/me",
+                ) from None  # fmt: skip
+            return (201 if accepted.created else 200), accepted.body
+
+        return await respond_once(request, pool, clock, f"player:{player.id}", produce)  # type: ignore[return-value]
+
+    @get(
+        "/{day:str}/runs/me",
+        operation_id="getMyDailyRun",
+        summary="The player's official run of a date, with its rank as it stands now",
+        security=BEARER,
+        responses=documented(401, 404),
+    )
+    async def mine(
+        self,
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+        leaderboards: NamedDependency[Leaderboards],
+        day: DatePath,
+    ) -> DailyRunResult:
+        when = parse_date(day)
+        stored = await daily.official_run(pool, player.id, when)
+        if stored is None:
+            raise problem(
+                404, "no-official-run", f"You have no official run of {when.isoformat()}."
+            )
+        result = _result_decoder.decode(stored.response)
+        rank = await leaderboards.rank(when, stored.score)
+        return msgspec.structs.replace(result, streak=msgspec.UNSET, rank=rank)
+
+    @get(
+        "/{day:str}/leaderboard",
+        operation_id="getDailyLeaderboard",
+        summary="The day's ranking, histogram and best possible score",
+        description=(
+            "Visible to a player who has played that date, or to anyone once the date has "
+            "closed everywhere on Earth; otherwise 403. Ties share a rank."
+        ),
+        responses=documented(401, 403, 404),
+    )
+    async def leaderboard(
+        self,
+        request: Request[Any, Any, Any],
+        pool: NamedDependency[asyncpg.Pool],
+        cache: NamedDependency[Cache],
+        clock: NamedDependency[Clock],
+        settings: NamedDependency[Settings],
+        day: DatePath,
+        limit: Annotated[int, QueryParameter(ge=1, le=100, description="How many top runs.")] = 10,
+    ) -> Leaderboard:
+        when = parse_date(day)
+        now = clock.now()
+        check_begun(when, settings, now)
+        if not has_closed_everywhere(when, now):
+            viewer = await optional_player(request, pool)
+            if viewer is None or await daily.official_run(pool, viewer.id, when) is None:
+                raise problem(
+                    403, "leaderboard-hidden",
+                    f"The ranking of {when.isoformat()} is shown once you have played it, "
+                    "or to everyone once the date has ended everywhere on Earth.",
+                )  # fmt: skip
+        issued = await sequences.issue(
+            pool, cache, settings.secret_bytes, daily_sequence_id(when), Rules(), now
+        )
+        rules = issued.rules
+        best_possible = Hindsight(solve(rules), issued.dice).best(rules.start_position, 0)
+        histogram = await daily.histogram(pool, when)
+        players = sum(histogram.values())
+        below = 0
+        rank_of: dict[int, int] = {}
+        for score in sorted(histogram):
+            rank_of[score] = below + 1
+            below += histogram[score]
+        top = [
+            TopEntry(rank=rank_of[r["score"]], name=r["name"], score=r["score"])
+            for r in await daily.top(pool, when, limit)
+        ]
+        return Leaderboard(
+            date=when,
+            players=players,
+            histogram=histogram,
+            mean=sum(s * n for s, n in histogram.items()) / players if players else None,
+            shut_rate=histogram.get(0, 0) / players if players else None,
+            best_possible=best_possible,
+            top=top,
+        )
+
+    @get(
+        "/{day:str}/share",
+        operation_id="getDailyShareText",
+        summary="A spoiler-free share text of the player's official run",
+        description="Date, score (or a shut box), one symbol per roll; no tiles, no dice.",
+        security=BEARER,
+        responses=documented(401, 404),
+    )
+    async def share(
+        self,
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+        day: DatePath,
+    ) -> ShareText:
+        when = parse_date(day)
+        stored = await daily.official_run(pool, player.id, when)
+        if stored is None:
+            raise problem(
+                404, "no-official-run", f"You have no official run of {when.isoformat()}."
+            )
+        return ShareText(text=share_text(when, _result_decoder.decode(stored.response)))

@@ -15,6 +15,7 @@ from service.settings import Settings
 from service.store import players
 from service.store.cache import Cache
 from service.store.players import PlayerRow
+from service.store.ranks import Leaderboards
 
 
 def _pool(state: State) -> asyncpg.Pool:
@@ -35,6 +36,18 @@ def _clock(state: State) -> Clock:
 def _settings(state: State) -> Settings:
     settings: Settings = state.settings
     return settings
+
+
+def _leaderboards(state: State) -> Leaderboards:
+    leaderboards: Leaderboards = state.leaderboards
+    return leaderboards
+
+
+async def optional_player(request: Request[Any, Any, Any], pool: asyncpg.Pool) -> PlayerRow | None:
+    """The player of the request's token; None without one; 401 for a bad one."""
+    if "authorization" not in request.headers:
+        return None
+    return await _player(request, pool)
 
 
 async def _player(
@@ -60,6 +73,7 @@ DEPENDENCIES = {
     "clock": Provide(_clock, sync_to_thread=False),
     "settings": Provide(_settings, sync_to_thread=False),
     "player": Provide(_player),
+    "leaderboards": Provide(_leaderboards, sync_to_thread=False),
 }
 
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]

@@ -4,23 +4,28 @@ from __future__ import annotations
 
 import unicodedata
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 from functools import cache
-from typing import Annotated
+from typing import Annotated, Any
 from zoneinfo import available_timezones
 
 import asyncpg
 import msgspec
-from litestar import Controller, get, patch, post
+from litestar import Controller, Request, Response, get, patch, post
 from litestar.di import NamedDependency
-from litestar.params import JSONBody
+from litestar.params import JSONBody, QueryParameter
 from msgspec import UNSET, Meta, UnsetType
 
 from service.api.deps import BEARER
+from service.api.idempotency import respond_once
 from service.api.problems import documented, problem
+from service.api.schemas import Streak, streak_out
+from service.calendar import local_today
 from service.clock import Clock
-from service.store import players
+from service.store import daily, players
+from service.store.db import Connection
 from service.store.players import PlayerRow
+from service.store.ranks import Leaderboards, Rank
 
 NameIn = Annotated[str, Meta(max_length=200, description="Shown to friends; 1..40 characters.")]
 TimeZoneIn = Annotated[str, Meta(max_length=64, description="An IANA time zone, e.g. Europe/Oslo.")]
@@ -51,6 +56,17 @@ class Player(msgspec.Struct, frozen=True):
     created_at: datetime
 
 
+class PlayerWithStreak(Player, frozen=True):
+    streak: Streak
+
+
+class HistoryEntry(msgspec.Struct, frozen=True):
+    date: date
+    score: int
+    shut: bool
+    rank: Rank
+
+
 @cache
 def _zones() -> frozenset[str]:
     return frozenset(available_timezones())
@@ -77,6 +93,11 @@ def checked_name(name: str | None) -> str | None:
     return cleaned
 
 
+async def player_streak(pool: asyncpg.Pool, player: PlayerRow, now: datetime) -> Streak:
+    runs, played_today = await daily.streak_row(pool, player.id, local_today(now, player.time_zone))
+    return streak_out(runs, played_today, now, player.time_zone)
+
+
 def player_out(row: PlayerRow) -> Player:
     return Player(id=row.id, name=row.name, time_zone=row.time_zone, created_at=row.created_at)
 
@@ -89,29 +110,45 @@ class PlayersController(Controller):
         "/",
         operation_id="createPlayer",
         summary="Create a player",
-        description="The bearer token is shown this once: the server keeps only its hash.",
+        description=(
+            "The bearer token is shown this once: the server keeps only its hash. Honours "
+            "Idempotency-Key (use a random key, e.g. a UUID: a retry with it gets this "
+            "response again)."
+        ),
         responses=documented(422),
+        status_code=201,
     )
     async def create(
         self,
+        request: Request[Any, Any, Any],
         data: JSONBody[NewPlayer],
         pool: NamedDependency[asyncpg.Pool],
         clock: NamedDependency[Clock],
-    ) -> CreatedPlayer:
-        row, token = await players.create(
-            pool, checked_name(data.name), checked_time_zone(data.time_zone), clock.now()
-        )
-        return CreatedPlayer(id=row.id, name=row.name, time_zone=row.time_zone, token=token)
+    ) -> Response[CreatedPlayer]:
+        name, time_zone = checked_name(data.name), checked_time_zone(data.time_zone)
+
+        async def produce(connection: Connection) -> tuple[int, bytes]:
+            row, token = await players.create(connection, name, time_zone, clock.now())
+            created = CreatedPlayer(id=row.id, name=row.name, time_zone=row.time_zone, token=token)
+            return 201, msgspec.json.encode(created)
+
+        return await respond_once(request, pool, clock, "players", produce)  # type: ignore[return-value]
 
     @get(
         "/me",
         operation_id="getMe",
-        summary="The player behind the token",
+        summary="The player behind the token, with their streak",
         security=BEARER,
         responses=documented(401),
     )
-    async def me(self, player: NamedDependency[PlayerRow]) -> Player:
-        return player_out(player)
+    async def me(
+        self,
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+        clock: NamedDependency[Clock],
+    ) -> PlayerWithStreak:
+        streak = await player_streak(pool, player, clock.now())
+        return PlayerWithStreak(**msgspec.structs.asdict(player_out(player)), streak=streak)
 
     @patch(
         "/me",
@@ -139,3 +176,51 @@ class PlayersController(Controller):
             ),
         )
         return player_out(row)
+
+    @get(
+        "/me/streak",
+        operation_id="getMyStreak",
+        summary="The player's daily streak",
+        description=(
+            "`current` counts consecutive dates back from the latest played one while its "
+            "next date is still open to the player; `best` is the longest ever."
+        ),
+        security=BEARER,
+        responses=documented(401),
+    )
+    async def streak(
+        self,
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+        clock: NamedDependency[Clock],
+    ) -> Streak:
+        return await player_streak(pool, player, clock.now())
+
+    @get(
+        "/me/history",
+        operation_id="getMyHistory",
+        summary="The player's official daily runs, newest first, with their ranks now",
+        description="Page back with `before` set to the oldest date of the previous page.",
+        security=BEARER,
+        responses=documented(401),
+    )
+    async def history(
+        self,
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+        leaderboards: NamedDependency[Leaderboards],
+        before: Annotated[
+            date | None, QueryParameter(description="Only dates before this one (YYYY-MM-DD).")
+        ] = None,
+        limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")] = 30,
+    ) -> list[HistoryEntry]:
+        rows = await daily.history(pool, player.id, before or date.max, limit)
+        return [
+            HistoryEntry(
+                date=r["day"],
+                score=r["score"],
+                shut=r["shut"],
+                rank=await leaderboards.rank(r["day"], r["score"]),
+            )
+            for r in rows
+        ]

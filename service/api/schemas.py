@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
+from service.calendar import StreakRuns, current_streak
 from service.rules.analysis import Analysis, Report
 from service.rules.players import ComputerRun
 from service.rules.replay import Move
 from service.rules.ruleset import MoveRule, OneDie, Roll, Rules, Scoring, tiles_of
+from service.store.ranks import Rank
 
 TileIn = Annotated[int, Meta(ge=1, le=12, description="A tile, 1..12.")]
 Die = Annotated[int, Meta(ge=1, le=6)]
@@ -158,3 +161,32 @@ def run_result(report: Report, sequence: str | None) -> RunResult:
         analysis=_analysis_out(report.analysis),
         computer=Computers(**{name: _computer_out(c) for name, c in report.computer.items()}),
     )
+
+
+class Streak(msgspec.Struct, frozen=True):
+    """Consecutive daily dates with an official run."""
+
+    current: int
+    best: int
+    last_played: date | None
+    played_today: bool
+
+
+def streak_out(
+    runs: StreakRuns | None, played_today: bool, now: datetime, time_zone: str
+) -> Streak:
+    if runs is None:
+        return Streak(current=0, best=0, last_played=None, played_today=False)
+    return Streak(
+        current=current_streak(runs, now, time_zone),
+        best=runs.best,
+        last_played=runs.last_played,
+        played_today=played_today,
+    )
+
+
+class DailyRunResult(RunResult, frozen=True, omit_defaults=True):
+    """An official daily run: the run result, the streak after it and its rank."""
+
+    streak: Streak | UnsetType = UNSET
+    rank: Rank | UnsetType = UNSET

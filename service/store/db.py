@@ -7,13 +7,17 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeAlias
 
 import asyncpg
 import msgspec
 from asyncpg.pool import PoolConnectionProxy
 
 log = logging.getLogger("shutbox.db")
+
+Connection: TypeAlias = asyncpg.Connection | PoolConnectionProxy
+Database: TypeAlias = asyncpg.Pool | Connection
+"""Where a query can run: the pool, or a connection (inside a transaction, say)."""
 
 SQL_DIR: Final = Path(__file__).resolve().parents[2] / "sql"
 # Any constant shared by every process of the service: migrations run one at a time.
@@ -41,7 +45,7 @@ def migrations() -> list[Migration]:
     return found
 
 
-async def migrate(connection: asyncpg.Connection | PoolConnectionProxy) -> list[int]:
+async def migrate(connection: Connection) -> list[int]:
     """Apply the migrations not applied yet, each in its own transaction; safe when
     several processes start at once (an advisory lock). Returns the versions applied."""
     applied_now = []

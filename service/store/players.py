@@ -10,7 +10,7 @@ from datetime import datetime
 import asyncpg
 import msgspec
 
-from service.store.db import QUERIES
+from service.store.db import QUERIES, Connection
 
 
 class PlayerRow(msgspec.Struct, frozen=True):
@@ -32,11 +32,11 @@ def _player(row: asyncpg.Record | None) -> PlayerRow:
 
 
 async def create(
-    pool: asyncpg.Pool, name: str | None, time_zone: str, now: datetime
+    database: asyncpg.Pool | Connection, name: str | None, time_zone: str, now: datetime
 ) -> tuple[PlayerRow, str]:
     """A new player and its token (returned once, never stored)."""
     token = secrets.token_urlsafe(32)
-    row = await pool.fetchrow(
+    row = await database.fetchrow(
         QUERIES.insert_player, uuid.uuid4(), name, time_zone, token_hash(token), now
     )
     return _player(row), token

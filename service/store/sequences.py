@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import asyncpg
 import msgspec
 
 from service.rules.dice import ALGORITHM, derive_dice
 from service.rules.ruleset import Roll, Rules
 from service.store.cache import Cache
-from service.store.db import QUERIES
+from service.store.db import QUERIES, Database
 
 
 class IssuedSequence(msgspec.Struct, frozen=True):
@@ -26,13 +25,13 @@ def _rolls(flat: list[int]) -> tuple[Roll, ...]:
     return tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
 
 
-async def stored(pool: asyncpg.Pool, cache: Cache, sequence_id: str) -> IssuedSequence | None:
+async def stored(database: Database, cache: Cache, sequence_id: str) -> IssuedSequence | None:
     """A sequence issued before (from the cache, else PostgreSQL), or None."""
     key = f"sequence:{sequence_id}"
     cached = await cache.get(key)
     if cached is not None:
         return _decoder.decode(cached)
-    row = await pool.fetchrow(QUERIES.sequence_by_id, sequence_id)
+    row = await database.fetchrow(QUERIES.sequence_by_id, sequence_id)
     if row is None:
         return None
     issued = IssuedSequence(
@@ -43,18 +42,18 @@ async def stored(pool: asyncpg.Pool, cache: Cache, sequence_id: str) -> IssuedSe
 
 
 async def issue(
-    pool: asyncpg.Pool, cache: Cache, secret: bytes, sequence_id: str, rules: Rules, now: datetime
+    database: Database, cache: Cache, secret: bytes, sequence_id: str, rules: Rules, now: datetime
 ) -> IssuedSequence:
     """The sequence's stored dice; on first issue they are derived and stored (the
     first writer wins a race, so every process serves the same dice)."""
-    found = await stored(pool, cache, sequence_id)
+    found = await stored(database, cache, sequence_id)
     if found is not None:
         return found
     dice = derive_dice(secret, sequence_id, rules.rolls)
     flat = [d for roll in dice for d in roll]
-    await pool.execute(
+    await database.execute(
         QUERIES.insert_sequence, sequence_id, msgspec.to_builtins(rules), flat, ALGORITHM, now
     )
-    issued = await stored(pool, cache, sequence_id)
+    issued = await stored(database, cache, sequence_id)
     assert issued is not None, "a sequence just stored must be found"
     return issued

@@ -1,0 +1,84 @@
+"""Daily dates in players' time zones: which dates are open, and streaks.
+
+Pure functions of an instant and a time zone (the app's one clock supplies the
+instant). Dates are calendar dates, so daylight-saving changes never break or
+double a day, and a date is played at most once (a key in the schema).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, time, timedelta
+from itertools import pairwise
+from typing import Final, NamedTuple
+from zoneinfo import ZoneInfo
+
+GRACE: Final = timedelta(minutes=15)
+"""After local midnight, the date just ended stays open this long."""
+EARLIEST_UTC_OFFSET: Final = timedelta(hours=14)  # a date begins first at UTC+14
+LATEST_UTC_OFFSET: Final = timedelta(hours=12)  # and ends last at UTC-12
+
+
+def local_today(now: datetime, time_zone: str) -> date:
+    return now.astimezone(ZoneInfo(time_zone)).date()
+
+
+def open_dates(now: datetime, time_zone: str) -> tuple[date, ...]:
+    """The dates a player may play now: today in their time zone, and yesterday during
+    the first 15 minutes after local midnight.
+
+    >>> oslo = datetime(2026, 3, 29, 22, 10, tzinfo=UTC)  # 00:10 on the 30th in Oslo
+    >>> open_dates(oslo, "Europe/Oslo")
+    (datetime.date(2026, 3, 30), datetime.date(2026, 3, 29))
+    """
+    zone = ZoneInfo(time_zone)
+    today = now.astimezone(zone).date()
+    midnight = datetime.combine(today, time(0), tzinfo=zone)
+    if now - midnight < GRACE:
+        return today, today - timedelta(days=1)
+    return (today,)
+
+
+def has_begun(day: date, now: datetime) -> bool:
+    """Whether ``day`` has begun somewhere on Earth (UTC+14) at ``now``."""
+    return (now.astimezone(UTC) + EARLIEST_UTC_OFFSET).date() >= day
+
+
+def has_closed_everywhere(day: date, now: datetime) -> bool:
+    """Whether ``day`` has ended everywhere on Earth (UTC-12), grace included."""
+    ends = datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC) + LATEST_UTC_OFFSET
+    return now >= ends + GRACE
+
+
+class StreakRuns(NamedTuple):
+    """The run of consecutive dates ending at the latest played date, and the longest."""
+
+    latest_length: int
+    best: int
+    last_played: date
+
+
+def streak_runs(days: Iterable[date]) -> StreakRuns | None:
+    """Runs of consecutive dates among the played ones (None if none).
+
+    >>> d = date(2026, 11, 1)
+    >>> streak_runs([d, d + timedelta(1), d + timedelta(2), d + timedelta(5), d + timedelta(6)])
+    StreakRuns(latest_length=2, best=3, last_played=datetime.date(2026, 11, 7))
+    """
+    ordered = sorted(set(days))
+    if not ordered:
+        return None
+    best = length = 1
+    for previous, day in pairwise(ordered):
+        length = length + 1 if day - previous == timedelta(days=1) else 1
+        best = max(best, length)
+    return StreakRuns(length, best, ordered[-1])
+
+
+def current_streak(runs: StreakRuns | None, now: datetime, time_zone: str) -> int:
+    """The latest run counts while its next date is still open to the player (today,
+    or yesterday during the grace after midnight) or it already includes today."""
+    if runs is None:
+        return 0
+    earliest_open = min(open_dates(now, time_zone))
+    return runs.latest_length if runs.last_played >= earliest_open - timedelta(days=1) else 0

@@ -1,0 +1,148 @@
+"""Official daily runs and streaks, in one transaction per submission."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable
+from datetime import date, datetime
+
+import asyncpg
+import msgspec
+
+from service.calendar import StreakRuns, streak_runs
+from service.store.db import QUERIES, Connection
+from service.store.ranks import Leaderboards, Rank, rank_from
+
+
+class StoredRun(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    score: int
+    shut: bool
+    moves_digest: bytes
+    response: bytes
+    submitted_at: datetime
+
+
+class Accepted(msgspec.Struct, frozen=True):
+    """A submission's outcome: a new official run (201), or the stored one (200)."""
+
+    created: bool
+    body: bytes
+
+
+class AlreadyPlayed(Exception):
+    """Another run is already the player's official run of that date."""
+
+    def __init__(self, official: StoredRun) -> None:
+        self.official = official
+        super().__init__(str(official.id))
+
+
+class NewRun(msgspec.Struct, frozen=True):
+    """What a verified submission stores."""
+
+    player_id: uuid.UUID
+    day: date
+    sequence_id: str
+    moves: list[object]
+    score: int
+    shut: bool
+    best_possible: int
+    submitted_at: datetime
+
+    @property
+    def moves_digest(self) -> bytes:
+        return hashlib.sha256(msgspec.json.encode(self.moves)).digest()
+
+
+def _stored(row: asyncpg.Record) -> StoredRun:
+    return StoredRun(
+        id=row["id"],
+        score=row["score"],
+        shut=row["shut"],
+        moves_digest=bytes(row["moves_digest"]),
+        response=row["response"].encode(),
+        submitted_at=row["submitted_at"],
+    )
+
+
+async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> StoredRun | None:
+    row = await pool.fetchrow(QUERIES.daily_run, player_id, day)
+    return None if row is None else _stored(row)
+
+
+async def submit(
+    connection: Connection,
+    leaderboards: Leaderboards,
+    run: NewRun,
+    respond: Callable[[uuid.UUID, StreakRuns, set[date], Rank], bytes],
+) -> Accepted:
+    """Store ``run`` as the player's official run of its date, unless one is stored.
+
+    ``respond`` builds the 201 body from the run id, the streak runs, the dates played
+    and the rank (kept with the run, for identical resubmissions).
+    The identical run again: the stored body. Another run: ``AlreadyPlayed``.
+    """
+    digest = run.moves_digest
+    async with connection.transaction():
+        # One submission per player at a time: their streak is computed from their runs.
+        await connection.execute(QUERIES.lock_player, run.player_id)
+        row = await connection.fetchrow(QUERIES.daily_run, run.player_id, run.day)
+        if row is not None:
+            stored = _stored(row)
+            if stored.moves_digest == digest:
+                return Accepted(created=False, body=stored.response)
+            raise AlreadyPlayed(stored)
+        played = {r["day"] for r in await connection.fetch(QUERIES.played_days, run.player_id)}
+        played.add(run.day)
+        runs = streak_runs(played)
+        assert runs is not None
+        better, worse, others = await leaderboards.counts(run.day, run.score, connection)
+        run_id = uuid.uuid4()
+        body = respond(run_id, runs, played, rank_from(better, worse, others + 1))
+        inserted = await connection.fetchval(
+            QUERIES.insert_daily_run,
+            run_id,
+            run.player_id,
+            run.day,
+            run.sequence_id,
+            run.moves,
+            digest,
+            run.score,
+            run.shut,
+            run.best_possible,
+            body.decode(),
+            run.submitted_at,
+        )
+        assert inserted == run_id, "the player lock and the check above rule out a conflict"
+        await connection.execute(
+            QUERIES.upsert_streak, run.player_id, runs.latest_length, runs.best, runs.last_played
+        )
+    await leaderboards.record(run.day, run.player_id, run.score, connection)
+    return Accepted(created=True, body=body)
+
+
+async def streak_row(
+    pool: asyncpg.Pool, player_id: uuid.UUID, today: date
+) -> tuple[StreakRuns | None, bool]:
+    """The player's stored streak runs, and whether they played ``today``."""
+    row = await pool.fetchrow(QUERIES.streak, player_id, today)
+    if row is None:
+        return None, False
+    return StreakRuns(row["latest_length"], row["best"], row["last_played"]), row["played_day"]
+
+
+async def history(
+    pool: asyncpg.Pool, player_id: uuid.UUID, before: date, limit: int
+) -> list[asyncpg.Record]:
+    return list(await pool.fetch(QUERIES.history, player_id, before, limit))
+
+
+async def histogram(pool: asyncpg.Pool, day: date) -> dict[int, int]:
+    """How many official runs of the date ended on each score."""
+    return {r["score"]: r["players"] for r in await pool.fetch(QUERIES.day_histogram, day)}
+
+
+async def top(pool: asyncpg.Pool, day: date, limit: int) -> list[asyncpg.Record]:
+    return list(await pool.fetch(QUERIES.day_top, day, limit))

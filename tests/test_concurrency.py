@@ -1,0 +1,148 @@
+"""Concurrency claims, against a real server with two worker processes: one official
+attempt per player and date, identical resubmissions, idempotency keys."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+
+from service.rules.dice import daily_sequence_id, derive_dice
+from tests.api.helpers import legal_runs
+from tests.conftest import ServerProcess
+
+SECRET = "concurrency-secret"
+
+
+def busy_day() -> date:
+    """A July date (untouched by the other tests) whose dice allow 50 different runs."""
+    for n in range(1, 32):
+        day = date(2026, 7, n)
+        if len(legal_runs(derive_dice(SECRET.encode(), daily_sequence_id(day), 10), 50)) == 50:
+            return day
+    raise AssertionError("no July date with 50 different runs")
+
+
+DAY = busy_day()
+
+
+@pytest.fixture(scope="module")
+def server(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
+    env = {
+        "DATABASE_URL": database_url,
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        "SHUTBOX_REDIS_PREFIX": redis_prefix,
+        "SHUTBOX_SECRET": SECRET,
+        "SHUTBOX_LOG_LEVEL": "WARNING",
+    }
+    noon = datetime.combine(DAY, time(12), tzinfo=UTC)
+    process = ServerProcess(env, workers=2, frozen_at=noon).start()
+    yield process
+    process.stop()
+
+
+async def fresh(url: str, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    """A request on a connection of its own, so that both workers take part."""
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+        return await client.request(method, path, **kwargs)
+
+
+async def player_with_many_runs(url: str, count: int) -> tuple[dict[str, str], str, list[Any]]:
+    """A new player, today's date on the server, and ``count`` different legal runs."""
+    day = DAY.isoformat()
+    dice = (await fresh(url, "GET", f"/v1/daily/{day}")).json()["dice"]
+    runs = legal_runs(tuple((a, b) for a, b in dice), count)
+    assert len(runs) == count
+    player = await fresh(url, "POST", "/v1/players", json={"time_zone": "UTC"})
+    return player.json(), day, runs
+
+
+async def count_runs(database_url: str, player_id: str) -> int:
+    connection = await asyncpg.connect(database_url)
+    try:
+        count: int = await connection.fetchval(
+            "SELECT count(*) FROM daily_runs WHERE player_id = $1", player_id
+        )
+        return count
+    finally:
+        await connection.close()
+
+
+def test_fifty_different_runs_at_once_make_one_official_run(
+    server: ServerProcess, database_url: str
+) -> None:
+    async def scenario() -> list[httpx.Response]:
+        player, day, runs = await player_with_many_runs(server.url, 50)
+        headers = {"Authorization": f"Bearer {player['token']}"}
+        return list(
+            await asyncio.gather(
+                *(
+                    fresh(server.url, "POST", f"/v1/daily/{day}/runs", json={"moves": moves},
+                          headers=headers)
+                    for moves in runs
+                )
+            )
+        )  # fmt: skip
+
+    responses = asyncio.run(scenario())
+    assert Counter(r.status_code for r in responses) == {201: 1, 409: 49}
+    official = next(r for r in responses if r.status_code == 201).json()
+    for refused in (r for r in responses if r.status_code == 409):
+        assert refused.json()["official_run_id"] == official["run_id"]
+
+
+def test_fifty_identical_runs_at_once_make_one_row(
+    server: ServerProcess, database_url: str
+) -> None:
+    async def scenario() -> tuple[dict[str, str], list[httpx.Response]]:
+        player, day, runs = await player_with_many_runs(server.url, 1)
+        headers = {"Authorization": f"Bearer {player['token']}"}
+        body = {"moves": runs[0]}
+        responses = await asyncio.gather(
+            *(fresh(server.url, "POST", f"/v1/daily/{day}/runs", json=body, headers=headers)
+              for _ in range(50))
+        )  # fmt: skip
+        return player, list(responses)
+
+    player, responses = asyncio.run(scenario())
+    assert Counter(r.status_code for r in responses) == {201: 1, 200: 49}
+    assert len({r.content for r in responses}) == 1  # the same body every time
+    assert asyncio.run(count_runs(database_url, player["id"])) == 1
+
+
+def test_one_idempotency_key_creates_one_player_across_workers(
+    server: ServerProcess, database_url: str
+) -> None:
+    name = f"Idem {secrets.token_hex(4)}"
+    headers = {"Idempotency-Key": secrets.token_hex(16)}
+
+    async def scenario() -> list[httpx.Response]:
+        return list(
+            await asyncio.gather(
+                *(fresh(server.url, "POST", "/v1/players", json={"name": name}, headers=headers)
+                  for _ in range(20))
+            )
+        )  # fmt: skip
+
+    responses = asyncio.run(scenario())
+    assert {r.status_code for r in responses} == {201}
+    assert len({r.content for r in responses}) == 1
+
+    async def players_named() -> int:
+        connection = await asyncpg.connect(database_url)
+        try:
+            count: int = await connection.fetchval(
+                "SELECT count(*) FROM players WHERE name = $1", name
+            )
+            return count
+        finally:
+            await connection.close()
+
+    assert asyncio.run(players_named()) == 1
