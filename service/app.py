@@ -18,6 +18,7 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from service import logs
 from service.api import problems
+from service.api.boxes import BoxesController
 from service.api.daily import DailyController
 from service.api.deps import DEPENDENCIES
 from service.api.game import GameController
@@ -110,6 +111,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         route_handlers=[
             PlayersController,
             DailyController,
+            BoxesController,
             GameController,
             OpsController,
             PrometheusController,

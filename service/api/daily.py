@@ -50,6 +50,7 @@ from service.store.cache import Cache
 from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.ranks import Leaderboards, Rank
+from service.store.runs import AlreadyPlayed
 
 CACHE_CONTROL: Final = "public, max-age=86400"
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -239,7 +240,7 @@ class DailyController(Controller):
 
             try:
                 accepted = await daily.submit(connection, leaderboards, new_run, respond)
-            except daily.AlreadyPlayed as played:
+            except AlreadyPlayed as played:
                 raise problem(
                     409, "already-played",
                     f"You already played {when.isoformat()}; your official run stands "

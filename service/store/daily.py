@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Callable
 from datetime import date, datetime
@@ -13,30 +12,7 @@ import msgspec
 from service.calendar import StreakRuns, streak_runs
 from service.store.db import QUERIES, Connection
 from service.store.ranks import Leaderboards, Rank, rank_from
-
-
-class StoredRun(msgspec.Struct, frozen=True):
-    id: uuid.UUID
-    score: int
-    shut: bool
-    moves_digest: bytes
-    response: bytes
-    submitted_at: datetime
-
-
-class Accepted(msgspec.Struct, frozen=True):
-    """A submission's outcome: a new official run (201), or the stored one (200)."""
-
-    created: bool
-    body: bytes
-
-
-class AlreadyPlayed(Exception):
-    """Another run is already the player's official run of that date."""
-
-    def __init__(self, official: StoredRun) -> None:
-        self.official = official
-        super().__init__(str(official.id))
+from service.store.runs import Accepted, StoredRun, moves_digest, resubmission, stored_run
 
 
 class NewRun(msgspec.Struct, frozen=True):
@@ -53,23 +29,12 @@ class NewRun(msgspec.Struct, frozen=True):
 
     @property
     def moves_digest(self) -> bytes:
-        return hashlib.sha256(msgspec.json.encode(self.moves)).digest()
-
-
-def _stored(row: asyncpg.Record) -> StoredRun:
-    return StoredRun(
-        id=row["id"],
-        score=row["score"],
-        shut=row["shut"],
-        moves_digest=bytes(row["moves_digest"]),
-        response=row["response"].encode(),
-        submitted_at=row["submitted_at"],
-    )
+        return moves_digest(self.moves)
 
 
 async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> StoredRun | None:
     row = await pool.fetchrow(QUERIES.daily_run, player_id, day)
-    return None if row is None else _stored(row)
+    return None if row is None else stored_run(row)
 
 
 async def submit(
@@ -89,11 +54,9 @@ async def submit(
         # One submission per player at a time: their streak is computed from their runs.
         await connection.execute(QUERIES.lock_player, run.player_id)
         row = await connection.fetchrow(QUERIES.daily_run, run.player_id, run.day)
-        if row is not None:
-            stored = _stored(row)
-            if stored.moves_digest == digest:
-                return Accepted(created=False, body=stored.response)
-            raise AlreadyPlayed(stored)
+        again = resubmission(row, digest)
+        if again is not None:
+            return again
         played = {r["day"] for r in await connection.fetch(QUERIES.played_days, run.player_id)}
         played.add(run.day)
         runs = streak_runs(played)

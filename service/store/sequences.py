@@ -49,11 +49,25 @@ async def issue(
     found = await stored(database, cache, sequence_id)
     if found is not None:
         return found
+    created = await create(database, cache, secret, sequence_id, rules, now)
+    if created is not None:
+        return created
+    issued = await stored(database, cache, sequence_id)  # another process issued it first
+    assert issued is not None, "a sequence just stored must be found"
+    return issued
+
+
+async def create(
+    database: Database, cache: Cache, secret: bytes, sequence_id: str, rules: Rules, now: datetime
+) -> IssuedSequence | None:
+    """A new sequence under ``sequence_id``; None if that id was ever issued before."""
     dice = derive_dice(secret, sequence_id, rules.rolls)
     flat = [d for roll in dice for d in roll]
-    await database.execute(
+    status = await database.execute(
         QUERIES.insert_sequence, sequence_id, msgspec.to_builtins(rules), flat, ALGORITHM, now
     )
-    issued = await stored(database, cache, sequence_id)
-    assert issued is not None, "a sequence just stored must be found"
+    if status != "INSERT 0 1":
+        return None
+    issued = IssuedSequence(id=sequence_id, rules=rules, dice=dice)
+    await cache.set(f"sequence:{sequence_id}", msgspec.json.encode(issued))
     return issued

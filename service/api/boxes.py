@@ -1,0 +1,291 @@
+"""Friend Box: a player creates a box, plays it, and shares its code; friends play the
+same dice blind (the owner's result hidden until their own run is in) or with the
+owner's final position as the target."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from uuid import UUID
+
+import asyncpg
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.di import NamedDependency
+from litestar.params import JSONBody, PathParameter, QueryParameter
+from msgspec import UNSET, UnsetType
+
+from service import codes
+from service.api.deps import BEARER
+from service.api.idempotency import respond_once
+from service.api.problems import documented, problem
+from service.api.schemas import MovesIn, RulesOut, RunResult, move_in, rules_out, run_result
+from service.clock import Clock
+from service.rules.analysis import report
+from service.rules.ruleset import Roll, Rules
+from service.settings import Settings
+from service.store import boxes, sequences
+from service.store.boxes import Box, Mode
+from service.store.cache import Cache
+from service.store.db import Connection
+from service.store.players import PlayerRow
+from service.store.runs import AlreadyPlayed
+
+CodePath = Annotated[
+    str, PathParameter(description="A box code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens)")
+]
+
+
+class NewBox(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    rules: Rules = msgspec.field(default_factory=Rules)
+
+
+class Owner(msgspec.Struct, frozen=True):
+    name: str | None
+
+
+class Target(msgspec.Struct, frozen=True):
+    """The owner's final position: what a friend in target mode tries to beat."""
+
+    open: list[int]
+    score: int
+
+
+class CreatedBox(msgspec.Struct, frozen=True):
+    code: str
+    display_code: str
+    rules: RulesOut
+    dice: list[Roll]
+    owner: Owner
+
+
+class BoxOut(msgspec.Struct, frozen=True, omit_defaults=True):
+    code: str
+    display_code: str
+    rules: RulesOut
+    dice: list[Roll]
+    owner: Owner
+    players: int
+    target: Target | UnsetType = UNSET
+
+
+class BoxRunSubmission(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    moves: MovesIn
+    mode: Mode = "blind"
+
+
+class Versus(msgspec.Struct, frozen=True):
+    owner_score: int
+    outcome: Literal["win", "tie", "loss"]
+
+
+class BoxRunResult(RunResult, frozen=True, omit_defaults=True):
+    versus: Versus | UnsetType = UNSET
+
+
+class BoxResult(msgspec.Struct, frozen=True):
+    name: str | None
+    score: int
+    shut: bool
+    mode: Mode
+    submitted_at: datetime
+
+
+def parse_code(text: str) -> str:
+    try:
+        return codes.parse(text)
+    except codes.MistypedCode as error:
+        raise problem(400, "mistyped-code", str(error), title="The box code was mistyped") from None
+    except codes.MalformedCode as error:
+        raise problem(400, "invalid-code", str(error), title="That is not a box code") from None
+
+
+async def find_box(database: asyncpg.Pool | Connection, text: str) -> Box:
+    code = parse_code(text)
+    found = await boxes.box(database, code)
+    if found is None:
+        raise problem(404, "unknown-box", f"There is no box {codes.display(code)}.")
+    return found
+
+
+def versus(score: int, owner_score: int) -> Versus:
+    outcome: Literal["win", "tie", "loss"] = (
+        "win" if score < owner_score else "tie" if score == owner_score else "loss"
+    )
+    return Versus(owner_score=owner_score, outcome=outcome)
+
+
+_encoder = msgspec.json.Encoder()
+
+
+class BoxesController(Controller):
+    path = "/v1/boxes"
+    tags = ["Friend Box"]
+
+    @post(
+        "/",
+        operation_id="createBox",
+        summary="Create a Friend Box",
+        description=(
+            "A fresh sequence under any rules variant (standard by default) behind a code to "
+            "share. The owner plays it like anyone else. Honours Idempotency-Key."
+        ),
+        security=BEARER,
+        responses=documented(401),
+        status_code=201,
+    )
+    async def create(
+        self,
+        request: Request[Any, Any, Any],
+        data: JSONBody[NewBox],
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+        cache: NamedDependency[Cache],
+        clock: NamedDependency[Clock],
+        settings: NamedDependency[Settings],
+    ) -> Response[CreatedBox]:
+        async def produce(connection: Connection) -> tuple[int, bytes]:
+            code, issued = await boxes.create(
+                connection, cache, settings.secret_bytes, player.id, data.rules, clock.now()
+            )
+            created = CreatedBox(
+                code=code,
+                display_code=codes.display(code),
+                rules=rules_out(issued.rules),
+                dice=list(issued.dice),
+                owner=Owner(name=player.name),
+            )
+            return 201, _encoder.encode(created)
+
+        return await respond_once(request, pool, clock, f"player:{player.id}", produce)  # type: ignore[return-value]
+
+    @get(
+        "/{code:str}",
+        operation_id="getBox",
+        summary="A box: its rules and dice, and in target mode the owner's final position",
+        description=(
+            "Blind mode shows nothing of the owner's result. Target mode shows the owner's "
+            "final open tiles and score once the owner has played. A code whose check symbol "
+            "fails is 400 (mistyped); an unknown code is 404."
+        ),
+        responses=documented(404),
+    )
+    async def get_box(
+        self,
+        pool: NamedDependency[asyncpg.Pool],
+        cache: NamedDependency[Cache],
+        code: CodePath,
+        mode: Annotated[Mode, QueryParameter(description="blind (default) or target")] = "blind",
+    ) -> BoxOut:
+        found = await find_box(pool, code)
+        issued = await sequences.stored(pool, cache, found.sequence_id)
+        assert issued is not None, "a box's sequence is stored with it"
+        target: Target | UnsetType = UNSET
+        if mode == "target":
+            owners = await boxes.run_of(pool, found.code, found.owner_id)
+            if owners is not None:
+                target = Target(open=owners.open_tiles, score=owners.run.score)
+        return BoxOut(
+            code=found.code,
+            display_code=codes.display(found.code),
+            rules=rules_out(issued.rules),
+            dice=list(issued.dice),
+            owner=Owner(name=found.owner_name),
+            players=found.players,
+            target=target,
+        )
+
+    @post(
+        "/{code:str}/runs",
+        operation_id="submitBoxRun",
+        summary="Submit the player's run of a box",
+        description=(
+            "Verified, scored and analysed on the box's dice and rules. One run per player "
+            "per box: the identical run again is 200 with the same body, another run 409. "
+            "`versus` compares with the owner's score once the owner has played. Honours "
+            "Idempotency-Key."
+        ),
+        security=BEARER,
+        responses=documented(401, 404, 409, 422),
+        status_code=201,
+    )
+    async def submit(
+        self,
+        request: Request[Any, Any, Any],
+        data: JSONBody[BoxRunSubmission],
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+        cache: NamedDependency[Cache],
+        clock: NamedDependency[Clock],
+        code: CodePath,
+    ) -> Response[BoxRunResult]:
+        async def produce(connection: Connection) -> tuple[int, bytes]:
+            found = await find_box(connection, code)
+            issued = await sequences.stored(connection, cache, found.sequence_id)
+            assert issued is not None, "a box's sequence is stored with it"
+            moves = [move_in(m) for m in data.moves]
+            result = run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
+            owners = (
+                await boxes.run_of(connection, found.code, found.owner_id)
+                if player.id != found.owner_id
+                else None
+            )
+            new_run = boxes.NewBoxRun(
+                code=found.code,
+                player_id=player.id,
+                mode=data.mode,
+                moves=msgspec.to_builtins(result.moves),
+                score=result.score,
+                shut=result.shut,
+                open_tiles=result.open,
+                submitted_at=clock.now(),
+            )
+
+            def respond(run_id: UUID) -> bytes:
+                extra: dict[str, Any] = {"run_id": str(run_id), "official": True}
+                if owners is not None:
+                    extra["versus"] = versus(result.score, owners.run.score)
+                return _encoder.encode(BoxRunResult(**msgspec.structs.asdict(result) | extra))
+
+            try:
+                accepted = await boxes.submit(connection, new_run, respond)
+            except AlreadyPlayed as played:
+                raise problem(
+                    409, "already-played",
+                    f"You already played box {codes.display(found.code)}; your run stands.",
+                    official_run_id=str(played.official.id),
+                ) from None  # fmt: skip
+            return (201 if accepted.created else 200), accepted.body
+
+        return await respond_once(request, pool, clock, f"player:{player.id}", produce)  # type: ignore[return-value]
+
+    @get(
+        "/{code:str}/results",
+        operation_id="getBoxResults",
+        summary="Everyone's result on a box, best first",
+        description="For the owner and for players who have played the box; otherwise 403.",
+        security=BEARER,
+        responses=documented(401, 403, 404),
+    )
+    async def results(
+        self,
+        player: NamedDependency[PlayerRow],
+        pool: NamedDependency[asyncpg.Pool],
+        code: CodePath,
+    ) -> list[BoxResult]:
+        found = await find_box(pool, code)
+        if player.id != found.owner_id and await boxes.run_of(pool, found.code, player.id) is None:
+            raise problem(
+                403, "results-hidden",
+                "The results of a box are shown to its owner and to those who have played it.",
+            )  # fmt: skip
+        return [
+            BoxResult(
+                name=r["name"],
+                score=r["score"],
+                shut=r["shut"],
+                mode=r["mode"],
+                submitted_at=r["submitted_at"],
+            )
+            for r in await boxes.results(pool, found.code)
+        ]

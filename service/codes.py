@@ -1,0 +1,120 @@
+"""Friend Box codes that people type on phones.
+
+Crockford's base32 alphabet (``0-9 A-Z`` without I, L, O, U): 8 symbols carry 40
+random bits, a 9th is a check symbol from the same alphabet, shown as
+``XXXX-XXXXX``. Codes are read case-insensitively, ignoring spaces and hyphens,
+with O read as 0 and I or L as 1.
+
+The check: symbols are elements of GF(32) (polynomial x^5 + x^2 + 1), and a code is
+valid when ``sum(w[i] * s[i]) == 0`` with the distinct nonzero weights
+``w[i] = a^i`` (``a`` a primitive element), the check symbol included. Since the
+field has no zero divisors:
+
+- a single wrong symbol ``s[i] + e`` (``e != 0``) changes the sum by ``w[i] * e != 0``;
+- swapping different neighbours ``x != y`` changes it by ``(w[i] + w[i+1]) * (x + y)``,
+  and both factors are nonzero because the weights are distinct.
+
+So every single mistyped symbol and every swap of two adjacent different symbols
+is caught (the tests check it exhaustively over the alphabet).
+
+>>> code = with_check("7M3QK2ZD")
+>>> display(code), parse("7m3q k2zd" + code[-1].lower()) == code
+('7M3Q-K2ZD2', True)
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Final
+
+ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+DATA_SYMBOLS: Final = 8
+LENGTH: Final = DATA_SYMBOLS + 1
+_VALUE: Final = {symbol: value for value, symbol in enumerate(ALPHABET)}
+_READ_AS: Final = {"O": "0", "I": "1", "L": "1"}
+_POLY: Final = 0b100101  # x^5 + x^2 + 1, primitive over GF(2)
+
+
+def _tables() -> tuple[list[int], list[int]]:
+    exp, log = [0] * 62, [0] * 32
+    value = 1
+    for power in range(31):
+        exp[power] = exp[power + 31] = value
+        log[value] = power
+        value <<= 1
+        if value & 0b100000:
+            value ^= _POLY
+    return exp, log
+
+
+_EXP, _LOG = _tables()
+WEIGHTS: Final = tuple(_EXP[i] for i in range(LENGTH))
+
+
+def _times(a: int, b: int) -> int:
+    if a == 0 or b == 0:
+        return 0
+    return _EXP[_LOG[a] + _LOG[b]]
+
+
+def _syndrome(values: list[int]) -> int:
+    total = 0
+    for weight, value in zip(WEIGHTS, values):
+        total ^= _times(weight, value)  # addition in GF(32) is XOR
+    return total
+
+
+class MalformedCode(ValueError):
+    """Not a code at all: wrong length or a symbol outside the alphabet."""
+
+
+class MistypedCode(ValueError):
+    """A code whose check symbol fails: some symbol was mistyped."""
+
+
+def with_check(data: str) -> str:
+    """The 9-symbol code for 8 data symbols."""
+    values = [_VALUE[s] for s in data]
+    partial = _syndrome([*values, 0])
+    # Solve w[8] * c = partial (so that the whole sum is 0): c = partial / w[8].
+    check = 0 if partial == 0 else _EXP[(_LOG[partial] - _LOG[WEIGHTS[-1]]) % 31]
+    return data + ALPHABET[check]
+
+
+def new_code() -> str:
+    """A fresh random code: 40 random bits and the check symbol."""
+    bits = secrets.randbits(5 * DATA_SYMBOLS)
+    data = "".join(ALPHABET[(bits >> (5 * i)) & 31] for i in range(DATA_SYMBOLS))
+    return with_check(data)
+
+
+def normalise(text: str) -> str:
+    """Upper case, spaces and hyphens dropped, O read as 0 and I or L as 1."""
+    kept = text.upper().replace(" ", "").replace("-", "")
+    return "".join(_READ_AS.get(c, c) for c in kept)
+
+
+def is_valid(code: str) -> bool:
+    return (
+        len(code) == LENGTH
+        and all(c in _VALUE for c in code)
+        and _syndrome([_VALUE[c] for c in code]) == 0
+    )
+
+
+def parse(text: str) -> str:
+    """The canonical code typed as ``text``; ``MalformedCode`` or ``MistypedCode`` if not."""
+    code = normalise(text)
+    if len(code) != LENGTH or any(c not in _VALUE for c in code):
+        raise MalformedCode(
+            f"A box code has {LENGTH} symbols (letters and digits, shown as XXXX-XXXXX)."
+        )
+    if not is_valid(code):
+        raise MistypedCode(
+            "This box code was mistyped: one of its symbols is wrong. Check it and try again."
+        )
+    return code
+
+
+def display(code: str) -> str:
+    return f"{code[:4]}-{code[4:]}"

@@ -1,0 +1,129 @@
+"""Friend Boxes: a sequence behind a code, and one run per player per box."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Literal
+
+import asyncpg
+import msgspec
+
+from service.codes import new_code
+from service.rules.dice import box_sequence_id
+from service.rules.ruleset import Rules
+from service.store import sequences
+from service.store.cache import Cache
+from service.store.db import QUERIES, Connection
+from service.store.runs import Accepted, StoredRun, moves_digest, resubmission, stored_run
+from service.store.sequences import IssuedSequence
+
+Mode = Literal["blind", "target"]
+_CODE_ATTEMPTS = 5
+
+
+class Box(msgspec.Struct, frozen=True):
+    code: str
+    owner_id: uuid.UUID
+    owner_name: str | None
+    sequence_id: str
+    players: int
+
+
+class BoxRun(msgspec.Struct, frozen=True):
+    """A run of a box as stored, with the owner-facing details friends may compare to."""
+
+    run: StoredRun
+    mode: Mode
+    open_tiles: list[int]
+
+
+class NewBoxRun(msgspec.Struct, frozen=True):
+    code: str
+    player_id: uuid.UUID
+    mode: Mode
+    moves: list[object]
+    score: int
+    shut: bool
+    open_tiles: list[int]
+    submitted_at: datetime
+
+
+async def create(
+    connection: Connection,
+    cache: Cache,
+    secret: bytes,
+    owner_id: uuid.UUID,
+    rules: Rules,
+    now: datetime,
+) -> tuple[str, IssuedSequence]:
+    """A new box with a fresh code and sequence (a clash of random codes is retried)."""
+    for _ in range(_CODE_ATTEMPTS):
+        code = new_code()
+        async with connection.transaction():
+            issued = await sequences.create(
+                connection, cache, secret, box_sequence_id(code), rules, now
+            )
+            if issued is None:
+                continue
+            await connection.execute(QUERIES.insert_box, code, owner_id, issued.id, now)
+            return code, issued
+    raise RuntimeError("no free box code after several attempts")
+
+
+async def box(database: asyncpg.Pool | Connection, code: str) -> Box | None:
+    row = await database.fetchrow(QUERIES.box, code)
+    if row is None:
+        return None
+    return Box(
+        code=row["code"],
+        owner_id=row["owner_id"],
+        owner_name=row["owner_name"],
+        sequence_id=row["sequence_id"],
+        players=row["players"],
+    )
+
+
+async def run_of(
+    database: asyncpg.Pool | Connection, code: str, player_id: uuid.UUID
+) -> BoxRun | None:
+    row = await database.fetchrow(QUERIES.box_run, code, player_id)
+    if row is None:
+        return None
+    return BoxRun(run=stored_run(row), mode=row["mode"], open_tiles=list(row["open_tiles"]))
+
+
+async def submit(
+    connection: Connection, run: NewBoxRun, respond: Callable[[uuid.UUID], bytes]
+) -> Accepted:
+    """Store the player's run of the box, unless one is stored: the identical run again
+    gives the stored body; another run raises ``AlreadyPlayed``."""
+    digest = moves_digest(run.moves)
+    async with connection.transaction():
+        await connection.execute(QUERIES.lock_player, run.player_id)
+        row = await connection.fetchrow(QUERIES.box_run, run.code, run.player_id)
+        again = resubmission(row, digest)
+        if again is not None:
+            return again
+        run_id = uuid.uuid4()
+        body = respond(run_id)
+        await connection.execute(
+            QUERIES.insert_box_run,
+            run_id,
+            run.code,
+            run.player_id,
+            run.mode,
+            run.moves,
+            digest,
+            run.score,
+            run.shut,
+            run.open_tiles,
+            body.decode(),
+            run.submitted_at,
+        )
+    return Accepted(created=True, body=body)
+
+
+async def results(database: asyncpg.Pool | Connection, code: str) -> list[asyncpg.Record]:
+    return list(await database.fetch(QUERIES.box_results, code))

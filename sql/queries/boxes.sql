@@ -1,0 +1,34 @@
+-- name: insert_box
+-- Create a box; a clash of random codes is refused by the key (the caller retries).
+INSERT INTO boxes (code, owner_id, sequence_id, created_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (code) DO NOTHING
+RETURNING code;
+
+-- name: box
+-- A box with its owner's name and how many players have played it.
+SELECT b.code, b.owner_id, b.sequence_id, p.name AS owner_name,
+       (SELECT count(*) FROM box_runs r WHERE r.box_code = b.code) AS players
+FROM boxes b JOIN players p ON p.id = b.owner_id
+WHERE b.code = $1;
+
+-- name: box_run
+-- A player's run of a box.
+SELECT id, mode, moves_digest, score, shut, open_tiles, response::text AS response, submitted_at
+FROM box_runs WHERE box_code = $1 AND player_id = $2;
+
+-- name: insert_box_run
+-- Store a player's run of a box; the (box_code, player_id) key refuses a second one.
+INSERT INTO box_runs
+    (id, box_code, player_id, mode, moves, moves_digest, score, shut, open_tiles, response,
+     submitted_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::json, $11)
+ON CONFLICT (box_code, player_id) DO NOTHING
+RETURNING id;
+
+-- name: box_results
+-- Everyone's result on a box, best first (ties in order of play).
+SELECT p.name, r.score, r.shut, r.mode, r.submitted_at
+FROM box_runs r JOIN players p ON p.id = r.player_id
+WHERE r.box_code = $1
+ORDER BY r.score, r.submitted_at;

@@ -1,0 +1,97 @@
+"""Friend Box codes: the check symbol catches every single typo and adjacent swap,
+proven exhaustively over the alphabet."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.codes import (
+    ALPHABET,
+    LENGTH,
+    WEIGHTS,
+    MalformedCode,
+    MistypedCode,
+    display,
+    is_valid,
+    new_code,
+    normalise,
+    parse,
+    with_check,
+)
+
+
+def test_fresh_codes_are_valid_and_random() -> None:
+    codes = {new_code() for _ in range(2000)}
+    assert len(codes) == 2000
+    assert all(len(c) == LENGTH and is_valid(c) and set(c) <= set(ALPHABET) for c in codes)
+
+
+def test_every_single_symbol_typo_is_caught_at_every_position() -> None:
+    # For every position and every pair (right symbol, typed symbol): the sum changes.
+    for data in ("00000000", "ZZZZZZZZ", "7M3QK2ZD", new_code()[:8]):
+        code = with_check(data)
+        for position in range(LENGTH):
+            for typed in ALPHABET:
+                if typed != code[position]:
+                    wrong = code[:position] + typed + code[position + 1 :]
+                    assert not is_valid(wrong), (code, position, typed)
+
+
+def test_every_adjacent_swap_of_different_symbols_is_caught() -> None:
+    # Exhaustive over the alphabet: for each neighbouring pair of positions, the check
+    # symbol included, every ordered pair of different symbols (x, y) is made to stand
+    # there in a valid code, then swapped.
+    for position in range(LENGTH - 1):
+        for x in ALPHABET:
+            for y in ALPHABET:
+                if x == y:
+                    continue
+                code = code_with(position, x, y)
+                assert is_valid(code) and code[position : position + 2] == x + y
+                swapped = code[:position] + y + x + code[position + 2 :]
+                assert not is_valid(swapped), (code, position)
+
+
+def code_with(position: int, x: str, y: str) -> str:
+    """A valid code with ``x, y`` at ``position, position + 1``."""
+    if position + 1 < LENGTH - 1:  # both in the data: any filler works
+        data = "1" * position + x + y + "1" * (LENGTH - 3 - position)
+        return with_check(data)
+    # ``y`` is the check symbol: search the first data symbol that makes it so.
+    for first in ALPHABET:
+        data = first + "1" * (LENGTH - 3) + x
+        code = with_check(data)
+        if code[-1] == y:
+            return code
+    raise AssertionError("every check value is reachable through the first symbol")
+
+
+def test_weights_are_distinct_and_nonzero() -> None:
+    assert len(set(WEIGHTS)) == LENGTH and 0 not in WEIGHTS
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["7m3q-k2zd2", "7M3Q K2ZD2", " 7m3qk2zd2 ", "7M3Q--K2ZD2"],
+)
+def test_codes_are_read_loosely(typed: str) -> None:
+    assert parse(typed) == "7M3QK2ZD2"
+
+
+def test_o_i_and_l_are_read_as_digits() -> None:
+    code = with_check("10011001")
+    assert parse(code.replace("0", "O").replace("1", "I", 2).replace("1", "l")) == code
+    assert normalise("oil-OIL") == "011011"
+
+
+def test_malformed_and_mistyped() -> None:
+    with pytest.raises(MalformedCode):
+        parse("7M3Q-K2ZD")
+    with pytest.raises(MalformedCode):
+        parse("7M3Q-K2ZDU")  # U is not in the alphabet
+    with pytest.raises(MistypedCode):
+        parse("7M3Q-K2ZD3")
+
+
+def test_display() -> None:
+    assert display("7M3QK2ZD2") == "7M3Q-K2ZD2"
