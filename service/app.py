@@ -25,6 +25,7 @@ from service.api.game import GameController
 from service.api.ops import OpsController
 from service.api.players import PlayersController
 from service.clock import Clock, SystemClock
+from service.ratelimit import RateLimiter, rate_limit_middleware
 from service.rules.ruleset import Rules
 from service.rules.solver import solve
 from service.settings import Settings
@@ -90,6 +91,12 @@ def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
             app.state.pool = pool
             app.state.cache = cache
             app.state.leaderboards = Leaderboards(pool, cache)
+            app.state.rate_limiter = RateLimiter(
+                cache,
+                settings.address_limit,
+                settings.token_limit,
+                settings.trusted_proxies,
+            )
             housekeeping = asyncio.create_task(expire_idempotency_keys(pool, app.state.clock))
             try:
                 yield
@@ -119,7 +126,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         dependencies=DEPENDENCIES,
         lifespan=[lifespan(settings)],
         state=State({"settings": settings, "clock": clock or SystemClock()}),
-        middleware=[logs.request_id_middleware, prometheus.middleware],
+        middleware=[logs.request_id_middleware, rate_limit_middleware, prometheus.middleware],
         plugins=[problems.plugin()],
         exception_handlers={Exception: problems.internal_error},
         openapi_config=openapi_config(),

@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
+from typing import Final
 
 import msgspec
 import platformdirs
@@ -23,7 +24,34 @@ ENVIRONMENT = {
     "SHUTBOX_MAX_BODY_BYTES": "largest request body accepted (default 65536)",
     "SHUTBOX_LOG_LEVEL": "log level (default INFO)",
     "SHUTBOX_CORS_ORIGINS": "browser origins allowed by CORS, comma-separated (default: none)",
+    "SHUTBOX_RATE_LIMIT_ADDRESS": "requests per client address, N/s, N/m or N/h, or off (1200/m)",
+    "SHUTBOX_RATE_LIMIT_TOKEN": "requests per bearer token, N/s, N/m or N/h, or off (600/m)",
+    "SHUTBOX_TRUSTED_PROXIES": "proxies whose X-Forwarded-For is believed, IPs or CIDRs (none)",
 }
+
+
+_PERIODS: Final = {"s": 1, "m": 60, "h": 3600}
+
+
+class Limit(msgspec.Struct, frozen=True):
+    """``requests`` per ``seconds``, as written in settings: ``600/m``."""
+
+    requests: int
+    seconds: int
+
+    @classmethod
+    def parse(cls, text: str) -> Limit | None:
+        """The limit written as ``N/s``, ``N/m`` or ``N/h``; None for ``off``."""
+        if text.strip().lower() == "off":
+            return None
+        count, _, period = text.strip().partition("/")
+        if not count.isdigit() or int(count) < 1 or period not in _PERIODS:
+            raise ValueError(f"a rate limit is N/s, N/m, N/h or off, not {text!r}")
+        return cls(int(count), _PERIODS[period])
+
+    @property
+    def rate(self) -> float:
+        return self.requests / self.seconds
 
 
 class SettingsError(ValueError):
@@ -43,6 +71,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     max_body_bytes: int = 65536
     log_level: str = "INFO"
     cors_origins: list[str] = msgspec.field(default_factory=list)
+    rate_limit_address: str = "1200/m"
+    rate_limit_token: str = "600/m"
+    trusted_proxies: list[str] = msgspec.field(default_factory=list)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -52,11 +83,24 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             value = env.get(variable, "").strip()
             if value:
                 field = variable.removeprefix("SHUTBOX_").lower()
-                raw[field] = value.split(",") if field == "cors_origins" else value
+                listed = field in {"cors_origins", "trusted_proxies"}
+                raw[field] = [v.strip() for v in value.split(",")] if listed else value
         try:
             return msgspec.convert(raw, cls, strict=False)
         except msgspec.ValidationError as error:
             raise SettingsError(f"bad setting: {error}") from None
+
+    def __post_init__(self) -> None:
+        Limit.parse(self.rate_limit_address)  # refuse a limit that cannot be read, at start
+        Limit.parse(self.rate_limit_token)
+
+    @property
+    def address_limit(self) -> Limit | None:
+        return Limit.parse(self.rate_limit_address)
+
+    @property
+    def token_limit(self) -> Limit | None:
+        return Limit.parse(self.rate_limit_token)
 
     @property
     def data_path(self) -> Path:

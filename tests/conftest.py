@@ -92,6 +92,8 @@ def settings(database_url: str, redis_prefix: str, redis_mode: str) -> Settings:
         secret=SECRET,
         log_level="WARNING",
         max_body_bytes=16384,
+        rate_limit_address="off",  # the rate-limit tests turn them on
+        rate_limit_token="off",
     )
 
 
@@ -185,4 +187,6 @@ def server_env(database_url: str, redis_prefix: str) -> dict[str, str]:
         "SHUTBOX_REDIS_PREFIX": redis_prefix,
         "SHUTBOX_SECRET": SECRET,
         "SHUTBOX_LOG_LEVEL": "WARNING",
+        "SHUTBOX_RATE_LIMIT_ADDRESS": "off",
+        "SHUTBOX_RATE_LIMIT_TOKEN": "off",
     }

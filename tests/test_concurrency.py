@@ -41,6 +41,8 @@ def server(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
         "SHUTBOX_REDIS_PREFIX": redis_prefix,
         "SHUTBOX_SECRET": SECRET,
         "SHUTBOX_LOG_LEVEL": "WARNING",
+        "SHUTBOX_RATE_LIMIT_ADDRESS": "off",
+        "SHUTBOX_RATE_LIMIT_TOKEN": "off",
     }
     noon = datetime.combine(DAY, time(12), tzinfo=UTC)
     process = ServerProcess(env, workers=2, frozen_at=noon).start()

@@ -1,0 +1,186 @@
+"""Rate limits per bearer token and per client address: token buckets, atomic across
+processes in Redis (one Lua script), in-process when Redis is absent or down.
+
+A limit ``N/m`` lets a client send N requests at once, then N a minute. The client
+address is the connection's peer, or the first address in ``X-Forwarded-For`` not
+added by a trusted proxy when the peer is one of ``SHUTBOX_TRUSTED_PROXIES``.
+Operations endpoints (health, readiness, metrics) are not limited.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import math
+import time
+from collections import OrderedDict
+from typing import Final
+
+import msgspec
+from litestar.types import ASGIApp, HTTPResponseStartEvent, Receive, Scope, Send
+
+from service.settings import Limit
+from service.store.cache import Cache
+
+EXEMPT: Final = ("/healthz", "/readyz", "/metrics")
+_LOCAL_KEYS: Final = 100_000
+
+# KEYS[1]: the bucket; ARGV: capacity, refill per second. Returns {allowed, retry_after_ms}.
+_TOKEN_BUCKET: Final = """
+local capacity = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local now_parts = redis.call('TIME')
+local now = tonumber(now_parts[1]) + tonumber(now_parts[2]) / 1000000
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(state[1]) or capacity
+local at = tonumber(state[2]) or now
+tokens = math.min(capacity, tokens + math.max(0, now - at) * rate)
+local allowed = 0
+local retry_ms = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  allowed = 1
+else
+  retry_ms = math.ceil((1 - tokens) / rate * 1000)
+end
+redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', now)
+redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate * 1000) + 1000)
+return {allowed, retry_ms}
+"""
+
+
+class LocalBuckets:
+    """The same token buckets in this process only (Redis absent or down)."""
+
+    def __init__(self) -> None:
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+
+    def take(self, key: str, limit: Limit) -> float:
+        """0 if allowed, else the seconds until a request would be."""
+        now = time.monotonic()
+        tokens, at = self._buckets.pop(key, (float(limit.requests), now))
+        tokens = min(limit.requests, tokens + (now - at) * limit.rate)
+        wait = 0.0
+        if tokens >= 1:
+            tokens -= 1
+        else:
+            wait = (1 - tokens) / limit.rate
+        self._buckets[key] = (tokens, now)
+        if len(self._buckets) > _LOCAL_KEYS:
+            self._buckets.popitem(last=False)
+        return wait
+
+
+class RateLimiter:
+    def __init__(
+        self,
+        cache: Cache,
+        per_address: Limit | None,
+        per_token: Limit | None,
+        trusted_proxies: list[str],
+    ) -> None:
+        self.cache = cache
+        self.per_address = per_address
+        self.per_token = per_token
+        self.trusted = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
+        self.local = LocalBuckets()
+        self._script = cache.redis.register_script(_TOKEN_BUCKET) if cache.redis else None
+
+    def client_address(self, scope: Scope) -> str:
+        peer = (scope.get("client") or ("unknown", 0))[0]
+        if not self._is_trusted(peer):
+            return str(peer)
+        forwarded = [
+            part.strip()
+            for name, value in scope["headers"]
+            if name == b"x-forwarded-for"
+            for part in value.decode("latin-1").split(",")
+        ]
+        # The nearest address a trusted proxy did not add is the client's.
+        for address in reversed(forwarded):
+            if not self._is_trusted(address):
+                return address
+        return str(peer)
+
+    def _is_trusted(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self.trusted)
+
+    async def wait_for(self, scope: Scope) -> float:
+        """0 if the request may go on, else the seconds to wait (the largest of its limits)."""
+        checks: list[tuple[str, Limit]] = []
+        if self.per_address is not None:
+            checks.append(("address:" + self.client_address(scope), self.per_address))
+        token = _bearer_token(scope)
+        if token and self.per_token is not None:
+            digest = hashlib.sha256(token).hexdigest()[:32]
+            checks.append(("token:" + digest, self.per_token))
+        wait = 0.0
+        for key, limit in checks:
+            wait = max(wait, await self._take(key, limit))
+        return wait
+
+    async def _take(self, key: str, limit: Limit) -> float:
+        script = self._script
+        if script is not None:
+            full_key = f"{self.cache.prefix}ratelimit:{key}"
+            answer = await self.cache.call(
+                lambda _: script(keys=[full_key], args=[limit.requests, limit.rate])
+            )
+            if answer is not None:
+                allowed, retry_ms = answer
+                return 0.0 if allowed else int(retry_ms) / 1000
+        return self.local.take(key, limit)
+
+
+def _bearer_token(scope: Scope) -> bytes | None:
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, token = value.partition(b" ")
+            if scheme.lower() == b"bearer" and token.strip():
+                return token.strip()
+    return None
+
+
+_TOO_MANY: Final = msgspec.json.encode(
+    {
+        "type": "/problems/rate-limited",
+        "title": "Too many requests",
+        "status": 429,
+        "detail": "Too many requests from this client; wait as Retry-After says, then retry.",
+    }
+)
+
+
+def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
+    """Answer 429 (problem details, Retry-After) to clients over their limits."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        limiter: RateLimiter | None = getattr(scope["app"].state, "rate_limiter", None)
+        if (
+            scope["type"] != "http"  # type: ignore[comparison-overlap]
+            or limiter is None
+            or scope["path"].startswith(EXEMPT)
+        ):
+            await app(scope, receive, send)
+            return
+        wait = await limiter.wait_for(scope)
+        if wait <= 0:
+            await app(scope, receive, send)
+            return
+        start: HTTPResponseStartEvent = {
+            "type": "http.response.start",
+            "status": 429,
+            "headers": [
+                (b"content-type", b"application/problem+json"),
+                (b"retry-after", str(max(1, math.ceil(wait))).encode()),
+                (b"content-length", str(len(_TOO_MANY)).encode()),
+            ],
+        }
+        await send(start)
+        await send({"type": "http.response.body", "body": _TOO_MANY, "more_body": False})
+
+    return middleware

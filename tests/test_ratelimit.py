@@ -1,0 +1,108 @@
+"""Rate limits: per address and per token, 429 with Retry-After, atomic across workers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+from litestar.testing import AsyncTestClient
+
+from service.app import create_app
+from service.clock import FixedClock
+from service.ratelimit import RateLimiter
+from service.settings import Limit, Settings, SettingsError
+from service.store.cache import Cache
+from tests.conftest import NOW, ServerProcess
+
+
+@pytest.fixture
+async def limited(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    # A fresh prefix per test: these buckets must start full.
+    import secrets
+
+    limits = msgspec.structs.replace(
+        settings,
+        rate_limit_address="6/h",
+        rate_limit_token="3/h",
+        redis_prefix=f"{settings.redis_prefix}{secrets.token_hex(4)}:",
+    )
+    async with AsyncTestClient(create_app(limits, FixedClock(NOW))) as client:
+        yield client
+
+
+async def test_an_address_over_its_limit_gets_429(limited: httpx.AsyncClient) -> None:
+    answers = [await limited.get("/v1/rules") for _ in range(8)]
+    assert [a.status_code for a in answers] == [200] * 6 + [429] * 2
+    refused = answers[-1]
+    assert refused.headers["content-type"] == "application/problem+json"
+    assert refused.json()["type"] == "/problems/rate-limited"
+    assert int(refused.headers["retry-after"]) >= 1
+    assert (await limited.get("/healthz")).status_code == 200  # operations are not limited
+
+
+async def test_a_token_over_its_limit_gets_429(limited: httpx.AsyncClient) -> None:
+    player = (await limited.post("/v1/players", json={})).json()
+    headers = {"Authorization": f"Bearer {player['token']}"}
+    answers = [await limited.get("/v1/players/me", headers=headers) for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+
+
+@pytest.mark.parametrize(
+    ("text", "limit"),
+    [("600/m", Limit(600, 60)), ("5/s", Limit(5, 1)), ("20/h", Limit(20, 3600)), ("off", None)],
+)
+def test_limits_are_read_from_settings(text: str, limit: Limit | None) -> None:
+    assert Limit.parse(text) == limit
+
+
+def test_an_unreadable_limit_stops_the_start() -> None:
+    with pytest.raises(SettingsError, match="rate limit"):
+        Settings.from_env({"SHUTBOX_RATE_LIMIT_ADDRESS": "lots"})
+
+
+def scope(peer: str, forwarded: str | None = None) -> Any:
+    headers = [(b"x-forwarded-for", forwarded.encode())] if forwarded else []
+    return {"type": "http", "client": (peer, 5000), "headers": headers}
+
+
+def test_forwarded_for_is_believed_only_from_trusted_proxies() -> None:
+    limiter = RateLimiter(Cache(None, "t:"), Limit(1, 1), Limit(1, 1), ["10.0.0.0/8", "::1"])
+    assert limiter.client_address(scope("203.0.113.9", "198.51.100.1")) == "203.0.113.9"
+    assert limiter.client_address(scope("10.1.2.3", "198.51.100.1")) == "198.51.100.1"
+    # A client cannot hide behind an address it writes itself: the nearest untrusted wins.
+    assert limiter.client_address(scope("10.1.2.3", "1.2.3.4, 198.51.100.1, 10.9.9.9")) == (
+        "198.51.100.1"
+    )
+    assert limiter.client_address(scope("::1", "2001:db8::7")) == "2001:db8::7"
+    assert limiter.client_address(scope("10.1.2.3")) == "10.1.2.3"
+
+
+def test_limits_hold_across_two_workers(server_env: dict[str, str], redis_prefix: str) -> None:
+    env = {
+        **server_env,
+        "SHUTBOX_REDIS_PREFIX": f"{redis_prefix}across:",
+        "SHUTBOX_RATE_LIMIT_ADDRESS": "20/h",
+        "SHUTBOX_TRUSTED_PROXIES": "127.0.0.1",
+    }
+    server = ServerProcess(env, workers=2).start()
+
+    async def burst(forwarded: str, count: int) -> Counter[int]:
+        async def one() -> int:
+            async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+                response = await client.get("/v1/rules", headers={"X-Forwarded-For": forwarded})
+                return response.status_code
+
+        return Counter(await asyncio.gather(*(one() for _ in range(count))))
+
+    try:
+        first = asyncio.run(burst("198.51.100.1", 60))
+        other = asyncio.run(burst("198.51.100.2", 10))
+    finally:
+        server.stop()
+    assert first == {200: 20, 429: 40}  # one bucket, shared by both workers
+    assert other == {200: 10}  # another client behind the same proxy has its own
