@@ -121,13 +121,11 @@ def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[
 
 
 DATABASE_ERRORS: Final = (
-    asyncpg.PostgresConnectionError,  # includes CannotConnectNow, TooManyConnections
-    asyncpg.AdminShutdownError,
-    asyncpg.CrashShutdownError,
-    asyncpg.ConnectionDoesNotExistError,
-    asyncpg.InterfaceError,
-    ConnectionError,
-    TimeoutError,
+    asyncpg.PostgresConnectionError,  # the connection failed or is gone
+    asyncpg.exceptions.OperatorInterventionError,  # shutting down, cannot connect now
+    asyncpg.TooManyConnectionsError,
+    asyncpg.InterfaceError,  # e.g. a pool connection closed under us
+    OSError,  # refused, unreachable, socket gone, timed out
 )
 
 
