@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import asyncpg
+import msgspec
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.datastructures import State
@@ -18,12 +19,12 @@ from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
 
 from service import logs
 from service.api import problems
-from service.api.boxes import BoxesController
-from service.api.daily import DailyController
+from service.api.boxes import BoxesController, BoxRunSubmission, NewBox
+from service.api.daily import DailyController, RunSubmission
 from service.api.deps import DEPENDENCIES
-from service.api.game import GameController
+from service.api.game import AnalyzeRequest, GameController, HintRequest
 from service.api.ops import OpsController
-from service.api.players import PlayersController
+from service.api.players import NewPlayer, PlayerChange, PlayersController
 from service.clock import Clock, SystemClock
 from service.ratelimit import RateLimiter, rate_limit_middleware
 from service.rules.ruleset import Rules
@@ -35,6 +36,15 @@ from service.store.db import create_pool, migrate
 from service.store.ranks import Leaderboards
 
 VERSION = "1.0.0"
+REQUEST_BODIES = (
+    AnalyzeRequest, HintRequest, NewPlayer, PlayerChange, RunSubmission, NewBox, BoxRunSubmission,
+)  # fmt: skip
+
+
+class MetricsController(PrometheusController):
+    """Prometheus text at /metrics: for operators, not part of the client API document."""
+
+    include_in_schema = False
 
 
 def openapi_config() -> OpenAPIConfig:
@@ -109,19 +119,33 @@ def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
     return manage
 
 
+def precise_request_schemas(app: Litestar) -> None:
+    """Describe request bodies with msgspec's own JSON Schema: it keeps what the decoder
+    enforces and Litestar's generator drops (no unknown fields, bounds on list items,
+    tuple lengths), so the document promises exactly what the server accepts."""
+    _, precise = msgspec.json.schema_components(
+        REQUEST_BODIES, ref_template="#/components/schemas/{name}"
+    )
+    components = app.openapi_schema.components.schemas
+    assert components is not None
+    for name, schema in precise.items():
+        if name in components:
+            components[name] = schema
+
+
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> Litestar:
     """The application; with no settings, from the environment (embedded database if none)."""
     settings = embedded.resolve(settings or Settings.from_env())
     logs.configure(settings.log_level)
     prometheus = PrometheusConfig(app_name="shutbox", prefix="shutbox", group_path=True)
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             PlayersController,
             DailyController,
             BoxesController,
             GameController,
             OpsController,
-            PrometheusController,
+            MetricsController,
         ],
         dependencies=DEPENDENCIES,
         lifespan=[lifespan(settings)],
@@ -135,3 +159,5 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         logging_config=None,  # service.logs configures JSON logging
         debug=False,
     )
+    precise_request_schemas(app)
+    return app

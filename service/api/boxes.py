@@ -18,7 +18,7 @@ from msgspec import UNSET, UnsetType
 from service import codes
 from service.api.deps import BEARER
 from service.api.idempotency import respond_once
-from service.api.problems import documented, problem
+from service.api.problems import documented, problem, resubmitted
 from service.api.schemas import MovesIn, RulesOut, RunResult, move_in, rules_out, run_result
 from service.clock import Clock
 from service.rules.analysis import report
@@ -32,7 +32,11 @@ from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
 
 CodePath = Annotated[
-    str, PathParameter(description="A box code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens)")
+    str,
+    PathParameter(
+        description="A box code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens)",
+        pattern=r"^[0-9A-Za-z -]{1,40}$",
+    ),
 ]
 
 
@@ -206,7 +210,7 @@ class BoxesController(Controller):
             "Idempotency-Key."
         ),
         security=BEARER,
-        responses=documented(401, 404, 409, 422),
+        responses={**documented(401, 404, 409, 422), 200: resubmitted(BoxRunResult)},
         status_code=201,
     )
     async def submit(

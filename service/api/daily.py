@@ -28,7 +28,7 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from service.api.deps import BEARER, optional_player
 from service.api.idempotency import respond_once
-from service.api.problems import documented, problem
+from service.api.problems import documented, not_modified, problem, resubmitted
 from service.api.schemas import (
     DailyRunResult,
     MovesIn,
@@ -138,7 +138,7 @@ class DailyController(Controller):
             "The same dice for everyone, from the moment the date begins somewhere on Earth "
             "(UTC+14). Cacheable: the dice of a date never change (ETag, Cache-Control)."
         ),
-        responses=documented(404),
+        responses={**documented(404), 304: not_modified()},
     )
     async def daily(
         self,
@@ -182,7 +182,7 @@ class DailyController(Controller):
             "after local midnight): 422. Honours Idempotency-Key."
         ),
         security=BEARER,
-        responses=documented(401, 404, 409, 422),
+        responses={**documented(401, 404, 409, 422), 200: resubmitted(DailyRunResult)},
         status_code=201,
     )
     async def submit(

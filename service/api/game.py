@@ -156,7 +156,7 @@ class GameController(Controller):
             str | None,
             QueryParameter(
                 description="Open tiles, comma-separated (default: all).",
-                pattern=r"^\d{1,2}(,\d{1,2}){0,11}$",
+                pattern=r"^([1-9]|1[0-2])(,([1-9]|1[0-2])){0,11}$",
             ),
         ] = None,
     ) -> Solution:

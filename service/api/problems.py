@@ -173,3 +173,20 @@ def documented(*statuses: int) -> dict[int, ResponseSpec]:
         )
         for status in sorted({400, 503, *statuses})
     }
+
+
+def resubmitted(result: type[msgspec.Struct]) -> ResponseSpec:
+    """The 200 of a creating POST whose identical request was accepted before."""
+    return ResponseSpec(
+        data_container=result,
+        description="The identical run again: the stored result, as first returned",
+        generate_examples=False,
+    )
+
+
+def not_modified() -> ResponseSpec:
+    return ResponseSpec(
+        data_container=None,
+        description="Not modified: the ETag sent in If-None-Match still holds",
+        generate_examples=False,
+    )

@@ -81,7 +81,7 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
     """A variant of the game; the defaults are the standard rules."""
 
     tiles: TileCount = 9
-    start: tuple[Tile, ...] | None = None
+    start: Annotated[tuple[Tile, ...], msgspec.Meta(min_length=1, max_length=12)] | None = None
     one_die: OneDie = "never"
     move_rule: MoveRule = "any"
     scoring: Scoring = "sum"

@@ -1,0 +1,496 @@
+"""HTTP benchmark of the service against a bare Litestar app on the same server, with wrk.
+
+    .venv/bin/python benchmarks/http_bench.py [--duration S] [--workers N]
+        [--connections C] [--threads T] [--warmup S] [--date YYYY-MM-DD]
+        [--rate-limit N/s|off] [--json]
+
+Everything runs in one go on loopback (127.0.0.1), one server at a time:
+
+- the ceiling: ``bare_app()`` below, one async JSON GET returning a small dict, served by
+  granian exactly as ``shutbox serve`` serves the service (ASGI, same address, same
+  number of workers, same backlog);
+- the service's ``GET /healthz``, for reference: its framework and middleware alone
+  (health checks are exempt from rate limits);
+- ``GET /v1/daily/{date}``, a cache hit (warmed first), for an open date (default:
+  yesterday by the system clock, which the service uses too);
+- ``POST /v1/analyze`` with standard rules, 10 rolls and a legal move list (Medium's
+  play on the dice), rotating among several bodies (``benchmarks/wrk/post_bodies.lua``).
+
+The service gets a throwaway PostgreSQL database and its own Redis key prefix, both
+removed at the end. Its rate limiter runs on every request as in production, but with
+a limit no benchmark reaches (``--rate-limit``; ``off`` to measure without it).
+
+Each figure is wrk's requests per second and p99 latency after a short warm-up, and
+the ratio of the requests per second to the ceiling's, measured in the same run:
+client and servers share this machine's CPUs, so only ratios carry over from one
+machine to another. Needs ``wrk`` (Debian: ``apt-get install -y wrk``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import asdict, dataclass
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Final
+
+import asyncpg
+import msgspec
+import redis
+from litestar import Litestar, get
+
+from service.api.schemas import move_out
+from service.rules.dice import derive_dice
+from service.rules.players import MEDIUM, play
+from service.rules.ruleset import Rules
+from service.rules.solver import solve
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+HOST: Final = "127.0.0.1"
+BACKLOG: Final = 2048  # as in service.cli._serve
+POST_BODIES_LUA: Final = ROOT / "benchmarks" / "wrk" / "post_bodies.lua"
+STARTUP_SECONDS: Final = 60.0
+STOP_SECONDS: Final = 10.0
+ANALYZE_BODIES: Final = 16
+TARGETS: Final = {"daily": 0.8, "analyze": 0.5}
+UNREACHED_RATE_LIMIT: Final = "1000000000/s"
+
+
+# The ceiling ------------------------------------------------------------------------------
+
+
+@get("/healthz")
+async def _bare_healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+def bare_app() -> Litestar:
+    """The ceiling: Litestar with one JSON GET, nothing else (a granian factory)."""
+    return Litestar(route_handlers=[_bare_healthz], debug=False)
+
+
+# Servers ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Server:
+    """A server subprocess in its own process group, its output in a log file."""
+
+    def __init__(
+        self, name: str, command: Sequence[str], port: int, env: dict[str, str], log: Path
+    ) -> None:
+        self.name = name
+        self.port = port
+        self.log = log
+        with log.open("wb") as output:
+            self.process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def url(self, path: str) -> str:
+        return f"http://{HOST}:{self.port}{path}"
+
+    def wait_until_ok(self, path: str, deadline: float) -> None:
+        while True:
+            if self.process.poll() is not None:
+                raise SystemExit(
+                    f"http_bench: {self.name} exited with {self.process.returncode}\n"
+                    + self.log_tail()
+                )
+            with suppress(OSError):
+                status, _ = fetch(self.url(path))
+                if status == 200:
+                    return
+            if time.monotonic() > deadline:
+                raise SystemExit(f"http_bench: {self.name}: no 200 from {path}\n" + self.log_tail())
+            time.sleep(0.1)
+
+    def log_tail(self, lines: int = 30) -> str:
+        text = self.log.read_text(errors="replace").splitlines()
+        return "\n".join(f"  | {line}" for line in text[-lines:])
+
+    def stop(self) -> None:
+        """SIGTERM to granian, which stops its workers; then SIGKILL to what is left."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                print(f"http_bench: {self.name} ignored SIGTERM, killing it", file=sys.stderr)
+        # The group is this server's alone (start_new_session): workers left behind go too.
+        with suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+
+@contextmanager
+def running(
+    name: str, command: Sequence[str], port: int, env: dict[str, str], log: Path
+) -> Iterator[Server]:
+    """A server answering 200 on /healthz, stopped on the way out."""
+    server = Server(name, command, port, env, log)
+    try:
+        server.wait_until_ok("/healthz", time.monotonic() + STARTUP_SECONDS)
+        yield server
+    finally:
+        server.stop()
+
+
+def fetch(url: str, body: bytes | None = None) -> tuple[int, bytes]:
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    request = urllib.request.Request(url, data=body, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def python_env(extra: dict[str, str]) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+# The service's data: a throwaway database and Redis prefix ---------------------------------
+
+
+async def _admin(url: str, statement: str) -> None:
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+def database_url(admin_url: str, name: str) -> str:
+    base, _, _ = admin_url.rpartition("/")
+    return f"{base}/{name}"
+
+
+@contextmanager
+def throwaway_database(admin_url: str) -> Iterator[str]:
+    name = f"shutbox_bench_{secrets.token_hex(4)}"
+    asyncio.run(_admin(admin_url, f'CREATE DATABASE "{name}"'))
+    try:
+        yield database_url(admin_url, name)
+    finally:
+        asyncio.run(_admin(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@contextmanager
+def redis_prefix(url: str) -> Iterator[str]:
+    prefix = f"shutbox_bench_{secrets.token_hex(4)}:"
+    try:
+        yield prefix
+    finally:
+        client = redis.Redis.from_url(url)
+        try:
+            keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+            if keys:
+                client.delete(*keys)
+        finally:
+            client.close()
+
+
+# Requests -----------------------------------------------------------------------------------
+
+
+def analyze_bodies(count: int) -> list[bytes]:
+    """Standard rules, 10 rolls, Medium's moves on them: legal runs of varied length."""
+    rules = Rules()
+    tables = solve(rules)
+    bodies = []
+    for n in range(count):
+        dice = derive_dice(b"http-bench", f"bench/{n}", rules.rolls)
+        moves = play(tables, MEDIUM, rules.full, dice, "x").moves
+        body = {"dice": [list(roll) for roll in dice], "moves": [move_out(m) for m in moves]}
+        bodies.append(msgspec.json.encode(body))
+    return bodies
+
+
+# wrk ----------------------------------------------------------------------------------------
+
+_TIME_UNITS_MS: Final = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
+_RPS: Final = re.compile(r"^Requests/sec:\s+([\d.]+)", re.M)
+_P99: Final = re.compile(r"^\s*99(?:\.0+)?%\s+([\d.]+)(us|ms|s|m|h)\s*$", re.M)
+_REQUESTS: Final = re.compile(r"^\s*(\d+) requests in ", re.M)
+_NON_2XX: Final = re.compile(r"Non-2xx or 3xx responses:\s+(\d+)")
+_SOCKET_ERRORS: Final = re.compile(
+    r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)"
+)
+
+
+@dataclass(frozen=True)
+class Load:
+    duration: int
+    connections: int
+    threads: int
+
+
+@dataclass(frozen=True)
+class WrkResult:
+    requests: int
+    requests_per_sec: float
+    p99_ms: float
+    non_2xx: int
+    socket_errors: int
+
+
+def parse_wrk(output: str) -> WrkResult:
+    rps, p99, requests = _RPS.search(output), _P99.search(output), _REQUESTS.search(output)
+    if rps is None or p99 is None or requests is None:
+        raise SystemExit("http_bench: cannot read wrk's output:\n" + output)
+    non_2xx = _NON_2XX.search(output)
+    errors = _SOCKET_ERRORS.search(output)
+    return WrkResult(
+        requests=int(requests.group(1)),
+        requests_per_sec=float(rps.group(1)),
+        p99_ms=float(p99.group(1)) * _TIME_UNITS_MS[p99.group(2)],
+        non_2xx=int(non_2xx.group(1)) if non_2xx else 0,
+        socket_errors=sum(map(int, errors.groups())) if errors else 0,
+    )
+
+
+def wrk(url: str, load: Load, duration: int, script: Sequence[str] = ()) -> WrkResult:
+    """One wrk run; ``script``: a Lua script and its arguments."""
+    command = ["wrk", "--latency", f"--threads={load.threads}"]
+    command += [f"--connections={load.connections}", f"--duration={duration}s"]
+    if script:
+        command += ["--script", script[0], url, "--", *script[1:]]
+    else:
+        command.append(url)
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"http_bench: wrk failed ({done.returncode}):\n{done.stderr}")
+    return parse_wrk(done.stdout)
+
+
+def measure(url: str, load: Load, warmup: int, script: Sequence[str] = ()) -> WrkResult:
+    """A warm-up run (discarded), then the measured one."""
+    if warmup > 0:
+        wrk(url, load, warmup, script)
+    return wrk(url, load, load.duration, script)
+
+
+# The run ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    endpoint: str
+    requests: int
+    requests_per_sec: float
+    p99_ms: float
+    ratio: float
+    target: float | None
+    met: bool | None
+    non_2xx: int
+    socket_errors: int
+
+
+def progress(message: str) -> None:
+    print(f"http_bench: {message}", file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace, scratch: Path) -> list[tuple[str, str, WrkResult]]:
+    load = Load(args.duration, args.connections, args.threads)
+    workers = str(args.workers)
+    results: list[tuple[str, str, WrkResult]] = []
+
+    port = free_port()
+    bare = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory"]
+    bare += ["--host", HOST, "--port", str(port), "--workers", workers]
+    bare += ["--backlog", str(BACKLOG), "benchmarks.http_bench:bare_app"]
+    with running("bare app", bare, port, python_env({}), scratch / "bare.log") as server:
+        progress(f"ceiling: bare Litestar on {server.url('/healthz')}")
+        result = measure(server.url("/healthz"), load, args.warmup)
+        results.append(("ceiling", "GET /healthz (bare Litestar, ceiling)", result))
+
+    bodies = analyze_bodies(ANALYZE_BODIES)
+    bodies_path = scratch / "analyze.jsonl"
+    bodies_path.write_bytes(b"\n".join(bodies) + b"\n")
+    metrics_dir = scratch / "metrics"
+    metrics_dir.mkdir()
+    with throwaway_database(args.postgres) as db_url, redis_prefix(args.redis) as prefix:
+        env = python_env(
+            {
+                "DATABASE_URL": db_url,
+                "REDIS_URL": args.redis,
+                "SHUTBOX_SECRET": secrets.token_urlsafe(32),
+                "SHUTBOX_REDIS_PREFIX": prefix,
+                "SHUTBOX_LOG_LEVEL": "WARNING",
+                # wrk is one client address: limited at the production rate it would get 429s.
+                "SHUTBOX_RATE_LIMIT_ADDRESS": args.rate_limit,
+                "SHUTBOX_RATE_LIMIT_TOKEN": args.rate_limit,
+                # What `shutbox serve` would make with several workers, but removed by us.
+                "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+            }
+        )
+        port = free_port()
+        service = [sys.executable, "-m", "service.cli", "serve"]
+        service += ["--host", HOST, "--port", str(port), "--workers", workers]
+        with running("service", service, port, env, scratch / "service.log") as server:
+            server.wait_until_ok("/readyz", time.monotonic() + STARTUP_SECONDS)
+            progress(f"service on {server.url('/')} (database {db_url.rpartition('/')[2]})")
+
+            result = measure(server.url("/healthz"), load, args.warmup)
+            results.append(("healthz", "GET /healthz (service)", result))
+
+            daily = server.url(f"/v1/daily/{args.date.isoformat()}")
+            status, body = fetch(daily)  # the first request issues and caches the dice
+            if status != 200:
+                raise SystemExit(f"http_bench: GET {daily} answered {status}: {body[:300]!r}")
+            result = measure(daily, load, args.warmup)
+            results.append(("daily", f"GET /v1/daily/{args.date.isoformat()} (cached)", result))
+
+            analyze = server.url("/v1/analyze")
+            for body in bodies:
+                status, answer = fetch(analyze, body)
+                if status != 200:
+                    raise SystemExit(f"http_bench: POST /v1/analyze {body!r}: {answer[:300]!r}")
+            script = [str(POST_BODIES_LUA), str(bodies_path)]
+            result = measure(analyze, load, args.warmup, script)
+            results.append(("analyze", f"POST /v1/analyze ({len(bodies)} bodies)", result))
+    return results
+
+
+def rows_of(results: list[tuple[str, str, WrkResult]]) -> list[Row]:
+    ceiling = results[0][2].requests_per_sec
+    rows = []
+    for key, endpoint, result in results:
+        ratio = result.requests_per_sec / ceiling if ceiling else 0.0
+        target = TARGETS.get(key)
+        rows.append(
+            Row(
+                key=key,
+                endpoint=endpoint,
+                requests=result.requests,
+                requests_per_sec=result.requests_per_sec,
+                p99_ms=result.p99_ms,
+                ratio=ratio,
+                target=target,
+                met=None if target is None else ratio >= target,
+                non_2xx=result.non_2xx,
+                socket_errors=result.socket_errors,
+            )
+        )
+    return rows
+
+
+def print_table(rows: list[Row], args: argparse.Namespace) -> None:
+    print(
+        f"wrk: {args.duration}s, {args.connections} connections, {args.threads} threads; "
+        f"granian: {args.workers} workers, ASGI, {HOST}; {os.cpu_count()} CPUs shared"
+    )
+    print(
+        f"{'endpoint':42} {'req/s':>9} {'p99 ms':>8} {'x ceiling':>9} {'target':>10}"
+        f" {'non-2xx':>8} {'sock err':>8}"
+    )
+    for row in rows:
+        if row.target is None:
+            target = ""
+        else:
+            target = f">={row.target:.1f} " + ("ok" if row.met else "MISS")
+        print(
+            f"{row.endpoint:42} {row.requests_per_sec:9.0f} {row.p99_ms:8.2f} {row.ratio:9.3f}"
+            f" {target:>10} {row.non_2xx:8d} {row.socket_errors:8d}"
+        )
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    """The docstring as written, and each option's default."""
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=_HelpFormatter)
+    parser.add_argument("--duration", type=positive, default=10, help="seconds per wrk run")
+    parser.add_argument("--connections", type=positive, default=64, help="wrk connections")
+    parser.add_argument("--threads", type=positive, default=2, help="wrk threads")
+    parser.add_argument("--workers", type=positive, default=2, help="granian worker processes")
+    parser.add_argument("--warmup", type=int, default=2, help="seconds of discarded load first")
+    parser.add_argument(
+        "--date",
+        type=date.fromisoformat,
+        default=date.today() - timedelta(days=1),
+        help="the Daily Dice date (yesterday: open everywhere)",
+    )
+    parser.add_argument(
+        "--postgres",
+        default="postgresql://postgres@127.0.0.1:5432/postgres",
+        help="a PostgreSQL URL allowed to create and drop databases",
+    )
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/0", help="the Redis URL")
+    parser.add_argument(
+        "--rate-limit",
+        default=UNREACHED_RATE_LIMIT,
+        help="the service's rate limits, per address and per token (N/s, N/m, N/h or off)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    if args.threads > args.connections:
+        parser.error("--threads cannot exceed --connections")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if shutil.which("wrk") is None:
+        print(
+            "http_bench: wrk is not installed (Debian/Ubuntu: apt-get install -y wrk)",
+            file=sys.stderr,
+        )
+        return 2
+    with tempfile.TemporaryDirectory(prefix="shutbox-http-bench-") as scratch:
+        rows = rows_of(run(args, Path(scratch)))
+    if args.json:
+        names = ("duration", "warmup", "connections", "threads", "workers", "rate_limit")
+        config = {name: getattr(args, name) for name in names} | {"date": args.date.isoformat()}
+        print(json.dumps({"config": config, "results": [asdict(r) for r in rows]}, indent=2))
+    else:
+        print_table(rows, args)
+    if any(row.non_2xx for row in rows):
+        print("http_bench: some responses were not 2xx: the figures are not valid", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
