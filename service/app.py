@@ -15,13 +15,13 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server
-from litestar.plugins.prometheus import PrometheusConfig, PrometheusController
+from litestar.plugins.prometheus import PrometheusController
 
 from service import logs
 from service.api import problems
 from service.api.boxes import BoxesController, BoxRunSubmission, NewBox
 from service.api.daily import DailyController, RunSubmission
-from service.api.deps import DEPENDENCIES
+from service.api.deps import DEPENDENCIES, Services
 from service.api.game import AnalyzeRequest, GameController, HintRequest
 from service.api.ops import OpsController
 from service.api.players import NewPlayer, PlayerChange, PlayersController
@@ -98,9 +98,9 @@ def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
             async with pool.acquire() as connection:
                 await migrate(connection)
             solve(Rules())  # the standard tables, warm before the first request
-            app.state.pool = pool
-            app.state.cache = cache
-            app.state.leaderboards = Leaderboards(pool, cache)
+            app.state.services = Services(
+                pool, cache, app.state.clock, settings, Leaderboards(pool, cache)
+            )
             app.state.rate_limiter = RateLimiter(
                 cache,
                 settings.address_limit,
@@ -137,7 +137,6 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     """The application; with no settings, from the environment (embedded database if none)."""
     settings = embedded.resolve(settings or Settings.from_env())
     logs.configure(settings.log_level)
-    prometheus = PrometheusConfig(app_name="shutbox", prefix="shutbox", group_path=True)
     app = Litestar(
         route_handlers=[
             PlayersController,
@@ -150,7 +149,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         dependencies=DEPENDENCIES,
         lifespan=[lifespan(settings)],
         state=State({"settings": settings, "clock": clock or SystemClock()}),
-        middleware=[logs.request_id_middleware, rate_limit_middleware, prometheus.middleware],
+        middleware=[logs.observe_middleware, rate_limit_middleware],
         plugins=[problems.plugin()],
         exception_handlers={Exception: problems.internal_error},
         openapi_config=openapi_config(),

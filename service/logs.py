@@ -1,16 +1,19 @@
-"""JSON logs, one object a line, and a request id for every request."""
+"""Observability: JSON logs (one object a line), a request id for every request, and
+Prometheus metrics by route."""
 
 from __future__ import annotations
 
+import itertools
 import logging
+import secrets
 import sys
 import time
-import uuid
 from contextvars import ContextVar
 from typing import Any, Final
 
 import msgspec
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from prometheus_client import Counter, Histogram
 
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
 access_log = logging.getLogger("shutbox.access")
@@ -45,14 +48,27 @@ def configure(level: str) -> None:
     root.setLevel(level.upper())
 
 
-def request_id_middleware(app: ASGIApp) -> ASGIApp:
-    """Take the client's ``X-Request-ID`` (or make one), echo it, log the request."""
+REQUESTS: Final = Counter(
+    "shutbox_requests_total", "HTTP requests answered", ["method", "path", "status"]
+)
+DURATION: Final = Histogram(
+    "shutbox_request_duration_seconds", "Time to answer an HTTP request", ["method", "path"]
+)
+_PROCESS_TAG: Final = secrets.token_hex(4)
+_numbers = itertools.count()
+
+
+def observe_middleware(app: ASGIApp) -> ASGIApp:
+    """Per request, in one layer: an id (the client's ``X-Request-ID`` or a new one,
+    echoed back), Prometheus metrics by route template, and a JSON access-log line."""
+    counters: dict[tuple[str, str, int], Any] = {}
+    timers: dict[tuple[str, str], Any] = {}
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # type: ignore[comparison-overlap]
             await app(scope, receive, send)
             return
-        rid = _incoming_id(scope) or uuid.uuid4().hex
+        rid = _incoming_id(scope) or f"{_PROCESS_TAG}-{next(_numbers)}"
         token = request_id.set(rid)
         started = time.perf_counter()
         status = 500
@@ -67,16 +83,23 @@ def request_id_middleware(app: ASGIApp) -> ASGIApp:
         try:
             await app(scope, receive, send_with_id)
         finally:
+            elapsed = time.perf_counter() - started
+            method = str(scope.get("method", ""))
+            path = str(scope.get("path_template", "unmatched"))
+            counter = counters.get((method, path, status))
+            if counter is None:
+                counter = counters[(method, path, status)] = REQUESTS.labels(method, path, status)
+            counter.inc()
+            timer = timers.get((method, path))
+            if timer is None:
+                timer = timers[(method, path)] = DURATION.labels(method, path)
+            timer.observe(elapsed)
             if access_log.isEnabledFor(logging.INFO):
                 access_log.info(
                     "request",
-                    extra={
-                        "method": scope.get("method"),
-                        "path": scope["path"],
-                        "status": status,
-                        "ms": round((time.perf_counter() - started) * 1000, 2),
-                    },
-                )
+                    extra={"method": method, "path": scope["path"], "status": status,
+                           "ms": round(elapsed * 1000, 2)},
+                )  # fmt: skip
             request_id.reset(token)
 
     return middleware

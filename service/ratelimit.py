@@ -4,7 +4,8 @@ processes in Redis (one Lua script), in-process when Redis is absent or down.
 A limit ``N/m`` lets a client send N requests at once, then N a minute. The client
 address is the connection's peer, or the first address in ``X-Forwarded-For`` not
 added by a trusted proxy when the peer is one of ``SHUTBOX_TRUSTED_PROXIES``.
-Operations endpoints (health, readiness, metrics) are not limited.
+Operations endpoints (health, readiness, metrics, docs), the rules catalogue and the
+Daily Dice feed (public, immutable, cacheable) are not limited.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import math
+import re
 import time
 from collections import OrderedDict
 from typing import Final
@@ -22,7 +24,10 @@ from litestar.types import ASGIApp, HTTPResponseStartEvent, Receive, Scope, Send
 from service.settings import Limit
 from service.store.cache import Cache
 
-EXEMPT: Final = ("/healthz", "/readyz", "/metrics")
+EXEMPT: Final = ("/healthz", "/readyz", "/metrics", "/schema", "/v1/rules")
+# The Daily Dice of a date: public, immutable and cacheable (served from memory, and
+# from any HTTP cache in front): limiting it protects nothing.
+_DAILY_FEED: Final = re.compile(r"^/v1/daily/[^/]+$")
 _LOCAL_KEYS: Final = 100_000
 
 # KEYS[1]: the bucket; ARGV: capacity, refill per second. Returns {allowed, retry_after_ms}.
@@ -164,6 +169,7 @@ def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
             scope["type"] != "http"  # type: ignore[comparison-overlap]
             or limiter is None
             or scope["path"].startswith(EXEMPT)
+            or (scope.get("method") == "GET" and _DAILY_FEED.match(scope["path"]))
         ):
             await app(scope, receive, send)
             return

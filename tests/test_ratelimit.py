@@ -36,7 +36,7 @@ async def limited(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
 
 
 async def test_an_address_over_its_limit_gets_429(limited: httpx.AsyncClient) -> None:
-    answers = [await limited.get("/v1/rules") for _ in range(8)]
+    answers = [await limited.get("/v1/solution") for _ in range(8)]
     assert [a.status_code for a in answers] == [200] * 6 + [429] * 2
     refused = answers[-1]
     assert refused.headers["content-type"] == "application/problem+json"
@@ -94,7 +94,7 @@ def test_limits_hold_across_two_workers(server_env: dict[str, str], redis_prefix
     async def burst(forwarded: str, count: int) -> Counter[int]:
         async def one() -> int:
             async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
-                response = await client.get("/v1/rules", headers={"X-Forwarded-For": forwarded})
+                response = await client.get("/v1/solution", headers={"X-Forwarded-For": forwarded})
                 return response.status_code
 
         return Counter(await asyncio.gather(*(one() for _ in range(count))))
@@ -106,3 +106,10 @@ def test_limits_hold_across_two_workers(server_env: dict[str, str], redis_prefix
         server.stop()
     assert first == {200: 20, 429: 40}  # one bucket, shared by both workers
     assert other == {200: 10}  # another client behind the same proxy has its own
+
+
+async def test_the_daily_feed_and_operations_are_not_limited(limited: httpx.AsyncClient) -> None:
+    for _ in range(10):
+        assert (await limited.get("/v1/daily/2026-11-29")).status_code == 200
+        assert (await limited.get("/readyz")).status_code == 200
+    assert (await limited.get("/v1/solution")).status_code == 200  # the bucket is still full

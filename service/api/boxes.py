@@ -16,17 +16,14 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 from msgspec import UNSET, UnsetType
 
 from service import codes
-from service.api.deps import BEARER
+from service.api.deps import BEARER, Services
 from service.api.idempotency import respond_once
 from service.api.problems import documented, problem, resubmitted
 from service.api.schemas import MovesIn, RulesOut, RunResult, move_in, rules_out, run_result
-from service.clock import Clock
 from service.rules.analysis import report
 from service.rules.ruleset import Roll, Rules
-from service.settings import Settings
 from service.store import boxes, sequences
 from service.store.boxes import Box, Mode
-from service.store.cache import Cache
 from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
@@ -143,11 +140,13 @@ class BoxesController(Controller):
         request: Request[Any, Any, Any],
         data: JSONBody[NewBox],
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
-        cache: NamedDependency[Cache],
-        clock: NamedDependency[Clock],
-        settings: NamedDependency[Settings],
+        services: NamedDependency[Services],
     ) -> Response[CreatedBox]:
+        pool = services.pool
+        cache = services.cache
+        clock = services.clock
+        settings = services.settings
+
         async def produce(connection: Connection) -> tuple[int, bytes]:
             code, issued = await boxes.create(
                 connection, cache, settings.secret_bytes, player.id, data.rules, clock.now()
@@ -176,11 +175,12 @@ class BoxesController(Controller):
     )
     async def get_box(
         self,
-        pool: NamedDependency[asyncpg.Pool],
-        cache: NamedDependency[Cache],
+        services: NamedDependency[Services],
         code: CodePath,
         mode: Annotated[Mode, QueryParameter(description="blind (default) or target")] = "blind",
     ) -> BoxOut:
+        pool = services.pool
+        cache = services.cache
         found = await find_box(pool, code)
         issued = await sequences.stored(pool, cache, found.sequence_id)
         assert issued is not None, "a box's sequence is stored with it"
@@ -218,11 +218,13 @@ class BoxesController(Controller):
         request: Request[Any, Any, Any],
         data: JSONBody[BoxRunSubmission],
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
-        cache: NamedDependency[Cache],
-        clock: NamedDependency[Clock],
+        services: NamedDependency[Services],
         code: CodePath,
     ) -> Response[BoxRunResult]:
+        pool = services.pool
+        cache = services.cache
+        clock = services.clock
+
         async def produce(connection: Connection) -> tuple[int, bytes]:
             found = await find_box(connection, code)
             issued = await sequences.stored(connection, cache, found.sequence_id)
@@ -274,9 +276,10 @@ class BoxesController(Controller):
     async def results(
         self,
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
+        services: NamedDependency[Services],
         code: CodePath,
     ) -> list[BoxResult]:
+        pool = services.pool
         found = await find_box(pool, code)
         if player.id != found.owner_id and await boxes.run_of(pool, found.code, player.id) is None:
             raise problem(

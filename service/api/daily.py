@@ -17,16 +17,18 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Annotated, Any, Final
 from uuid import UUID
 
-import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter, QueryParameter
+from litestar.response.base import ASGIResponse
 
-from service.api.deps import BEARER, optional_player
+from service.api.deps import BEARER, Services, optional_player
 from service.api.idempotency import respond_once
 from service.api.problems import documented, not_modified, problem, resubmitted
 from service.api.schemas import (
@@ -39,20 +41,19 @@ from service.api.schemas import (
     streak_out,
 )
 from service.calendar import StreakRuns, has_begun, has_closed_everywhere, local_today, open_dates
-from service.clock import Clock
 from service.rules.analysis import Hindsight, report
 from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
 from service.settings import Settings
 from service.store import daily, sequences
-from service.store.cache import Cache
 from service.store.db import Connection
 from service.store.players import PlayerRow
-from service.store.ranks import Leaderboards, Rank
+from service.store.ranks import Rank
 from service.store.runs import AlreadyPlayed
 
 CACHE_CONTROL: Final = "public, max-age=86400"
+FEED_DATES_KEPT: Final = 1000
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}
 UNPLAYABLE: Final = "⬛"
@@ -91,16 +92,24 @@ class ShareText(msgspec.Struct, frozen=True):
     text: str
 
 
-def parse_date(text: str) -> date:
-    """A path's date, or 400 saying why it is not one."""
+@lru_cache(maxsize=4096)
+def _calendar_date(text: str) -> date | None:
+    if not _ISO_DATE.match(text):
+        return None
     try:
-        if not _ISO_DATE.match(text):
-            raise ValueError
         return date.fromisoformat(text)
     except ValueError:
+        return None
+
+
+def parse_date(text: str) -> date:
+    """A path's date, or 400 saying why it is not one."""
+    day = _calendar_date(text)
+    if day is None:
         raise problem(
             400, "invalid-date", f"{text!r} is not a calendar date; use YYYY-MM-DD, e.g. 2026-11-29"
-        ) from None
+        )
+    return day
 
 
 def check_begun(day: date, settings: Settings, now: datetime) -> None:
@@ -113,6 +122,20 @@ def check_begun(day: date, settings: Settings, now: datetime) -> None:
         raise problem(
             404, "unknown-date", f"{day.isoformat()} has not begun anywhere on Earth yet."
         )
+
+
+async def _daily_answer(services: Services, when: date, now: datetime) -> tuple[bytes, str]:
+    """The encoded Daily Dice of a date and its ETag."""
+    sequence_id = daily_sequence_id(when)
+    issued = await sequences.issue(
+        services.pool, services.cache, services.settings.secret_bytes, sequence_id, Rules(), now
+    )
+    body = _encoder.encode(
+        DailyDice(
+            date=when, sequence=sequence_id, rules=rules_out(issued.rules), dice=list(issued.dice)
+        )
+    )
+    return body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
 
 
 def share_text(day: date, result: DailyRunResult) -> str:
@@ -138,37 +161,36 @@ class DailyController(Controller):
             "The same dice for everyone, from the moment the date begins somewhere on Earth "
             "(UTC+14). Cacheable: the dice of a date never change (ETag, Cache-Control)."
         ),
-        responses={**documented(404), 304: not_modified()},
+        responses={
+            **documented(404),
+            200: ResponseSpec(
+                data_container=DailyDice,
+                description="The dice of the date",
+                generate_examples=False,
+            ),
+            304: not_modified(),
+        },
     )
-    async def daily(
-        self,
-        request: Request[Any, Any, Any],
-        pool: NamedDependency[asyncpg.Pool],
-        cache: NamedDependency[Cache],
-        clock: NamedDependency[Clock],
-        settings: NamedDependency[Settings],
-        day: DatePath,
-    ) -> Response[DailyDice]:
+    async def daily(self, request: Request[Any, Any, Any], day: DatePath) -> ASGIResponse:
+        # The hottest path of the service: the services come straight from the app state
+        # (what the dependency would hand over), without dependency resolution.
+        services: Services = request.app.state.services
         when = parse_date(day)
-        now = clock.now()
-        check_begun(when, settings, now)
-        sequence_id = daily_sequence_id(when)
-        issued = await sequences.issue(
-            pool, cache, settings.secret_bytes, sequence_id, Rules(), now
-        )
-        body = _encoder.encode(
-            DailyDice(
-                date=when,
-                sequence=sequence_id,
-                rules=rules_out(issued.rules),
-                dice=list(issued.dice),
-            )
-        )
-        etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
-        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
-        if etag in request.headers.get("if-none-match", ""):
-            return Response(content=b"", status_code=304, headers=headers)  # type: ignore[arg-type]
-        return Response(content=body, media_type="application/json", headers=headers)  # type: ignore[arg-type]
+        now = services.clock.now()
+        check_begun(when, services.settings, now)
+        # The dice of a date never change once issued: keep the encoded answer per date.
+        answer = services.daily_feed.get(when)
+        if answer is None:
+            answer = await _daily_answer(services, when, now)
+            if len(services.daily_feed) >= FEED_DATES_KEPT:
+                services.daily_feed.pop(next(iter(services.daily_feed)))
+            services.daily_feed[when] = answer
+        body, etag = answer
+        headers = [("etag", etag), ("cache-control", CACHE_CONTROL)]
+        if any(k == b"if-none-match" and etag.encode() in v for k, v in request.scope["headers"]):
+            return ASGIResponse(body=b"", status_code=304, headers=headers)
+        # Encoded once per date: handed to the server as it is, past response rendering.
+        return ASGIResponse(body=body, media_type="application/json", headers=headers)
 
     @post(
         "/{day:str}/runs",
@@ -190,13 +212,14 @@ class DailyController(Controller):
         request: Request[Any, Any, Any],
         data: JSONBody[RunSubmission],
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
-        cache: NamedDependency[Cache],
-        clock: NamedDependency[Clock],
-        settings: NamedDependency[Settings],
-        leaderboards: NamedDependency[Leaderboards],
+        services: NamedDependency[Services],
         day: DatePath,
     ) -> Response[DailyRunResult]:
+        pool = services.pool
+        cache = services.cache
+        clock = services.clock
+        settings = services.settings
+        leaderboards = services.leaderboards
         when = parse_date(day)
 
         async def produce(connection: Connection) -> tuple[int, bytes]:
@@ -262,10 +285,11 @@ class DailyController(Controller):
     async def mine(
         self,
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
-        leaderboards: NamedDependency[Leaderboards],
+        services: NamedDependency[Services],
         day: DatePath,
     ) -> DailyRunResult:
+        pool = services.pool
+        leaderboards = services.leaderboards
         when = parse_date(day)
         stored = await daily.official_run(pool, player.id, when)
         if stored is None:
@@ -289,13 +313,14 @@ class DailyController(Controller):
     async def leaderboard(
         self,
         request: Request[Any, Any, Any],
-        pool: NamedDependency[asyncpg.Pool],
-        cache: NamedDependency[Cache],
-        clock: NamedDependency[Clock],
-        settings: NamedDependency[Settings],
+        services: NamedDependency[Services],
         day: DatePath,
         limit: Annotated[int, QueryParameter(ge=1, le=100, description="How many top runs.")] = 10,
     ) -> Leaderboard:
+        pool = services.pool
+        cache = services.cache
+        clock = services.clock
+        settings = services.settings
         when = parse_date(day)
         now = clock.now()
         check_begun(when, settings, now)
@@ -344,9 +369,10 @@ class DailyController(Controller):
     async def share(
         self,
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
+        services: NamedDependency[Services],
         day: DatePath,
     ) -> ShareText:
+        pool = services.pool
         when = parse_date(day)
         stored = await daily.official_run(pool, player.id, when)
         if stored is None:

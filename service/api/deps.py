@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 import asyncpg
@@ -18,41 +19,45 @@ from service.store.players import PlayerRow
 from service.store.ranks import Leaderboards
 
 
-def _pool(state: State) -> asyncpg.Pool:
-    pool: asyncpg.Pool = state.pool
-    return pool
+class Services:
+    """Everything a handler may need, made once in the lifespan and handed over as one
+    dependency (one dependency resolves without a task group on every request)."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        cache: Cache,
+        clock: Clock,
+        settings: Settings,
+        leaderboards: Leaderboards,
+    ) -> None:
+        self.pool = pool
+        self.cache = cache
+        self.clock = clock
+        self.settings = settings
+        self.leaderboards = leaderboards
+        self.daily_feed: dict[date, tuple[bytes, str]] = {}  # encoded answer and ETag
 
 
-def _cache(state: State) -> Cache:
-    cache: Cache = state.cache
-    return cache
-
-
-def _clock(state: State) -> Clock:
-    clock: Clock = state.clock
-    return clock
-
-
-def _settings(state: State) -> Settings:
-    settings: Settings = state.settings
-    return settings
-
-
-def _leaderboards(state: State) -> Leaderboards:
-    leaderboards: Leaderboards = state.leaderboards
-    return leaderboards
+def _services(state: State) -> Services:
+    services: Services = state.services
+    return services
 
 
 async def optional_player(request: Request[Any, Any, Any], pool: asyncpg.Pool) -> PlayerRow | None:
     """The player of the request's token; None without one; 401 for a bad one."""
     if "authorization" not in request.headers:
         return None
-    return await _player(request, pool)
+    return await player_of(request, pool)
 
 
 async def _player(
-    request: Request[Any, Any, Any], pool: NamedDependency[asyncpg.Pool]
+    request: Request[Any, Any, Any], services: NamedDependency[Services]
 ) -> PlayerRow:
+    return await player_of(request, services.pool)
+
+
+async def player_of(request: Request[Any, Any, Any], pool: asyncpg.Pool) -> PlayerRow:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     challenge = {"WWW-Authenticate": "Bearer"}
@@ -68,12 +73,8 @@ async def _player(
 
 
 DEPENDENCIES = {
-    "pool": Provide(_pool, sync_to_thread=False),
-    "cache": Provide(_cache, sync_to_thread=False),
-    "clock": Provide(_clock, sync_to_thread=False),
-    "settings": Provide(_settings, sync_to_thread=False),
+    "services": Provide(_services, sync_to_thread=False),
     "player": Provide(_player),
-    "leaderboards": Provide(_leaderboards, sync_to_thread=False),
 }
 
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]

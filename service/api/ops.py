@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-import asyncpg
 import msgspec
 from litestar import Controller, Response, get
 from litestar.di import NamedDependency
 
-from service.store.cache import Cache, RedisState
+from service.api.deps import Services
+from service.store.cache import RedisState
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -36,9 +36,8 @@ class OpsController(Controller):
         summary="Ready to serve: the database answers (Redis is reported, not required)",
         description="503 when the database does not answer; Redis is optional: only reported.",
     )
-    async def readyz(
-        self, pool: NamedDependency[asyncpg.Pool], cache: NamedDependency[Cache]
-    ) -> Response[Readiness]:
+    async def readyz(self, services: NamedDependency[Services]) -> Response[Readiness]:
+        pool, cache = services.pool, services.cache
         try:
             async with pool.acquire(timeout=1) as connection:
                 await connection.fetchval("SELECT 1", timeout=1)

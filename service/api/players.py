@@ -16,16 +16,15 @@ from litestar.di import NamedDependency
 from litestar.params import JSONBody, QueryParameter
 from msgspec import UNSET, Meta, UnsetType
 
-from service.api.deps import BEARER
+from service.api.deps import BEARER, Services
 from service.api.idempotency import respond_once
 from service.api.problems import documented, problem
 from service.api.schemas import Streak, streak_out
 from service.calendar import local_today
-from service.clock import Clock
 from service.store import daily, players
 from service.store.db import Connection
 from service.store.players import PlayerRow
-from service.store.ranks import Leaderboards, Rank
+from service.store.ranks import Rank
 
 NameIn = Annotated[str, Meta(max_length=200, description="Shown to friends; 1..40 characters.")]
 TimeZoneIn = Annotated[str, Meta(max_length=64, description="An IANA time zone, e.g. Europe/Oslo.")]
@@ -122,9 +121,10 @@ class PlayersController(Controller):
         self,
         request: Request[Any, Any, Any],
         data: JSONBody[NewPlayer],
-        pool: NamedDependency[asyncpg.Pool],
-        clock: NamedDependency[Clock],
+        services: NamedDependency[Services],
     ) -> Response[CreatedPlayer]:
+        pool = services.pool
+        clock = services.clock
         name, time_zone = checked_name(data.name), checked_time_zone(data.time_zone)
 
         async def produce(connection: Connection) -> tuple[int, bytes]:
@@ -144,9 +144,10 @@ class PlayersController(Controller):
     async def me(
         self,
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
-        clock: NamedDependency[Clock],
+        services: NamedDependency[Services],
     ) -> PlayerWithStreak:
+        pool = services.pool
+        clock = services.clock
         streak = await player_streak(pool, player, clock.now())
         return PlayerWithStreak(**msgspec.structs.asdict(player_out(player)), streak=streak)
 
@@ -162,8 +163,9 @@ class PlayersController(Controller):
         self,
         data: JSONBody[PlayerChange],
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
+        services: NamedDependency[Services],
     ) -> Player:
+        pool = services.pool
         row = await players.update(
             pool,
             player.id,
@@ -191,9 +193,10 @@ class PlayersController(Controller):
     async def streak(
         self,
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
-        clock: NamedDependency[Clock],
+        services: NamedDependency[Services],
     ) -> Streak:
+        pool = services.pool
+        clock = services.clock
         return await player_streak(pool, player, clock.now())
 
     @get(
@@ -207,13 +210,14 @@ class PlayersController(Controller):
     async def history(
         self,
         player: NamedDependency[PlayerRow],
-        pool: NamedDependency[asyncpg.Pool],
-        leaderboards: NamedDependency[Leaderboards],
+        services: NamedDependency[Services],
         before: Annotated[
             date | None, QueryParameter(description="Only dates before this one (YYYY-MM-DD).")
         ] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")] = 30,
     ) -> list[HistoryEntry]:
+        pool = services.pool
+        leaderboards = services.leaderboards
         rows = await daily.history(pool, player.id, before or date.max, limit)
         return [
             HistoryEntry(

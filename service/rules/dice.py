@@ -25,9 +25,10 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Final
 
-from service.rules.ruleset import Roll, Rules
+from service.rules.ruleset import ALL_ROLLS, Roll, Rules
 
 ALGORITHM: Final = "hmac-sha256-v1"
+_ROLLS: Final = frozenset(ALL_ROLLS)
 _ACCEPT_BELOW: Final = 252
 
 
@@ -67,9 +68,8 @@ def check_dice(rules: Rules, dice: Sequence[Sequence[int]]) -> tuple[Roll, ...]:
         raise InvalidDice(
             f"dice: a sequence for {rules.tiles} tiles has {rules.rolls} rolls, not {len(dice)}"
         )
-    rolls: list[Roll] = []
-    for k, roll in enumerate(dice):
-        if len(roll) != 2 or not all(1 <= d <= 6 for d in roll):
-            raise InvalidDice(f"dice[{k}]: a roll is two dice, each 1..6, not {list(roll)}")
-        rolls.append((roll[0], roll[1]))
-    return tuple(rolls)
+    rolls = tuple((roll[0], roll[1]) for roll in dice if len(roll) == 2)
+    if len(rolls) == len(dice) and all(r in _ROLLS for r in rolls):
+        return rolls
+    k, roll = next((k, r) for k, r in enumerate(dice) if len(r) != 2 or tuple(r) not in _ROLLS)
+    raise InvalidDice(f"dice[{k}]: a roll is two dice, each 1..6, not {list(roll)}")

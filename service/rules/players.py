@@ -1,9 +1,10 @@
 """The computer players, who play the same sequence after the player.
 
 - ``EASY`` picks uniformly at random among the legal choices (the number of dice
-  where one die is allowed, then the set to close). Its random numbers are derived
-  from the sequence id (SHA-256 of ``easy/<sequence id>/<roll index>/<what>``), so
-  everyone meets the same Easy on the same dice.
+  where one die is allowed, then the set to close). Its random numbers come from
+  Python's Mersenne Twister seeded with the first 8 bytes of SHA-256 of
+  ``easy/<sequence id>`` (only ``random()`` is used, whose sequence Python keeps
+  stable for a seed), so everyone meets the same Easy on the same dice.
 - ``MEDIUM`` closes the highest tiles first: candidate sets compared by their tiles
   in descending order (9+1 before 6+4 before 4+3+2+1); where the rules allow one
   die, it rolls one once the open tiles add up to 6 or less (two dice would show
@@ -21,6 +22,7 @@ game on a known sequence and the exact expected score of the strategy.
 from __future__ import annotations
 
 import hashlib
+import random
 from collections.abc import Sequence
 from typing import Final, Protocol
 
@@ -32,9 +34,12 @@ from service.rules.solver import Tables
 
 
 class Strategy(Protocol):
-    """How a computer player weighs its choices (weights need not sum to 1)."""
+    """A computer player: weights over its choices (for its exact expected score; they
+    need not sum to 1), and the choices it makes in a game (``rng`` is None unless the
+    strategy ``uses_rng``)."""
 
     name: str
+    uses_rng: bool
 
     def dice_weights(
         self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
@@ -43,6 +48,14 @@ class Strategy(Protocol):
     def move_weights(
         self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
     ) -> Sequence[float]: ...
+
+    def play_dice(
+        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...], rng: random.Random | None
+    ) -> int: ...
+
+    def play_move(
+        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...], rng: random.Random | None
+    ) -> OpenTiles: ...
 
 
 def _one_hot(size: int, index: int) -> list[float]:
@@ -53,6 +66,7 @@ def _one_hot(size: int, index: int) -> list[float]:
 
 class Easy:
     name = "easy"
+    uses_rng = True
 
     def dice_weights(
         self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
@@ -64,34 +78,70 @@ class Easy:
     ) -> Sequence[float]:
         return [1.0] * len(kids)
 
+    def play_dice(
+        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...], rng: random.Random | None
+    ) -> int:
+        assert rng is not None
+        return choices[int(rng.random() * len(choices))]
 
-class Medium:
+    def play_move(
+        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...], rng: random.Random | None
+    ) -> OpenTiles:
+        assert rng is not None
+        return kids[int(rng.random() * len(kids))]
+
+
+class Deterministic:
+    """A player whose every choice is fixed: its weights are all on that choice."""
+
+    name = "deterministic"
+    uses_rng = False
+
+    def choose_dice(self, tables: Tables, s: OpenTiles) -> int:
+        raise NotImplementedError
+
+    def choose(self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]) -> OpenTiles:
+        raise NotImplementedError
+
+    def dice_weights(
+        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
+    ) -> Sequence[float]:
+        return _one_hot(len(choices), choices.index(self.choose_dice(tables, s)))
+
+    def move_weights(
+        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
+    ) -> Sequence[float]:
+        return _one_hot(len(kids), kids.index(self.choose(tables, s, kids)))
+
+    def play_dice(
+        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...], rng: random.Random | None
+    ) -> int:
+        return self.choose_dice(tables, s)
+
+    def play_move(
+        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...], rng: random.Random | None
+    ) -> OpenTiles:
+        return self.choose(tables, s, kids)
+
+
+class Medium(Deterministic):
     name = "medium"
 
-    def dice_weights(
-        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
-    ) -> Sequence[float]:
-        one_die = 1 in choices and sum(tiles_of(s)) <= 6
-        return _one_hot(len(choices), choices.index(1 if one_die else 2))
+    def choose_dice(self, tables: Tables, s: OpenTiles) -> int:
+        return 1 if 1 in tables.dice_choices[s] and sum(tiles_of(s)) <= 6 else 2
 
-    def move_weights(
-        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
-    ) -> Sequence[float]:
-        return _one_hot(len(kids), 0)  # kids come in Medium's order
+    def choose(self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]) -> OpenTiles:
+        return kids[0]  # kids come in Medium's order
 
 
-class Hard:
+class Hard(Deterministic):
     name = "hard"
 
-    def dice_weights(
-        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
-    ) -> Sequence[float]:
-        return _one_hot(len(choices), choices.index(tables.best_dice(s)))
+    def choose_dice(self, tables: Tables, s: OpenTiles) -> int:
+        return tables.best_dice(s)
 
-    def move_weights(
-        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
-    ) -> Sequence[float]:
-        return _one_hot(len(kids), kids.index(tables.optimal_kid(kids)))
+    def choose(self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]) -> OpenTiles:
+        return tables.optimal_kid(kids)
 
 
 EASY: Final = Easy()
@@ -108,38 +158,27 @@ class ComputerRun(msgspec.Struct, frozen=True):
     moves: tuple[Move, ...]
 
 
-def _draw(seed: str, weights: Sequence[float]) -> int:
-    """The index chosen by these weights with a uniform number derived from ``seed``."""
-    if len(weights) == 1:
-        return 0
-    uniform = int.from_bytes(hashlib.sha256(seed.encode()).digest()[:8]) / 2**64
-    target = uniform * sum(weights)
-    running = 0.0
-    for index, weight in enumerate(weights):
-        running += weight
-        if weight and target < running:
-            return index
-    return max(i for i, w in enumerate(weights) if w)
-
-
 def play(
     tables: Tables, strategy: Strategy, start: OpenTiles, dice: Sequence[Roll], sequence_id: str
 ) -> ComputerRun:
     """The turn ``strategy`` plays on ``dice`` from ``start``."""
-    seed = f"{strategy.name}/{sequence_id}"
+    rng = None
+    if strategy.uses_rng:
+        seed = hashlib.sha256(f"{strategy.name}/{sequence_id}".encode()).digest()
+        rng = random.Random(int.from_bytes(seed[:8]))
     s = start
     moves: list[Move] = []
-    for k, roll in enumerate(dice):
+    for roll in dice:
         if s == 0:
             break
         choices = tables.dice_choices[s]
-        n = choices[_draw(f"{seed}/{k}/dice", strategy.dice_weights(tables, s, choices))]
+        n = strategy.play_dice(tables, s, choices, rng) if len(choices) > 1 else 2
         kids = tables.kids(s, roll, n)
         if not kids:
             if n == 1:
                 moves.append(Move(tiles=(), dice=1))
             break
-        kid = kids[_draw(f"{seed}/{k}/move", strategy.move_weights(tables, s, kids))]
+        kid = strategy.play_move(tables, s, kids, rng)
         moves.append(Move(tiles=tiles_of(s ^ kid), dice=n))
         s = kid
     return ComputerRun(score=tables.score[s], shut=s == 0, moves=tuple(moves))

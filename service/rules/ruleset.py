@@ -67,9 +67,16 @@ def mask_of(tiles: tuple[int, ...] | list[int]) -> OpenTiles:
     return mask
 
 
+def _tiles_of(mask: OpenTiles) -> tuple[int, ...]:
+    return tuple(t + 1 for t in range(mask.bit_length()) if mask >> t & 1)
+
+
+_TILES: Final = tuple(_tiles_of(mask) for mask in range(1 << 12))
+
+
 def tiles_of(mask: OpenTiles) -> tuple[int, ...]:
     """The tiles of a position, ascending."""
-    return tuple(t + 1 for t in range(mask.bit_length()) if mask >> t & 1)
+    return _TILES[mask]
 
 
 def medium_order(mask: OpenTiles) -> tuple[int, ...]:
