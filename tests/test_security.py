@@ -1,0 +1,94 @@
+"""Security: SQL only from named queries, tokens never logged, no dice before their
+date, CORS only where configured."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import httpx
+import msgspec
+import pytest
+from litestar.testing import AsyncTestClient
+
+from service.app import create_app
+from service.clock import FixedClock
+from service.settings import Settings
+from tests.api.helpers import auth, new_player
+from tests.conftest import NOW, ROOT, ServerProcess
+
+QUERY_METHODS = {"execute", "fetch", "fetchrow", "fetchval", "executemany"}
+
+
+def test_no_sql_is_built_by_string_formatting() -> None:
+    """Every query the service runs is a named query (``QUERIES.name``), a constant, or a
+    migration read from ``sql/migrations``."""
+    offenders = []
+    for path in sorted((ROOT / "service").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in QUERY_METHODS
+                and node.args
+            ):
+                continue
+            sql = node.args[0]
+            named = (
+                isinstance(sql, ast.Attribute)
+                and isinstance(sql.value, ast.Name)
+                and (sql.value.id == "QUERIES")
+            )
+            constant = isinstance(sql, ast.Constant) and isinstance(sql.value, str)
+            migration = ast.unparse(sql) == "migration.sql"
+            if not (named or constant or migration):
+                offenders.append(f"{Path(path).relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
+
+
+async def test_nothing_shows_the_dice_of_a_date_not_begun(client: httpx.AsyncClient) -> None:
+    player = await new_player(client)
+    future = "2026-12-01"  # the clock says 29 November, 12:00 UTC
+    answers = [
+        await client.get(f"/v1/daily/{future}"),
+        await client.post(f"/v1/daily/{future}/runs", json={"moves": [[7]]}, headers=auth(player)),
+        await client.get(f"/v1/daily/{future}/leaderboard", headers=auth(player)),
+        await client.get(f"/v1/daily/{future}/runs/me", headers=auth(player)),
+        await client.get(f"/v1/daily/{future}/share", headers=auth(player)),
+    ]
+    assert [a.status_code for a in answers] == [404, 404, 404, 404, 404]
+    assert all("dice" not in a.json() and "roll" not in a.json() for a in answers)
+
+
+@pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)
+async def test_cors_only_for_configured_origins(settings: Settings) -> None:
+    preflight = {
+        "Origin": "https://play.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization",
+    }
+    async with AsyncTestClient(create_app(settings, FixedClock(NOW))) as closed:
+        answer = await closed.options("/v1/analyze", headers=preflight)
+        assert "access-control-allow-origin" not in answer.headers
+    allowed = msgspec.structs.replace(settings, cors_origins=["https://play.example"])
+    async with AsyncTestClient(create_app(allowed, FixedClock(NOW))) as opened:
+        answer = await opened.options("/v1/analyze", headers=preflight)
+        assert answer.headers["access-control-allow-origin"] == "https://play.example"
+        other = await opened.options(
+            "/v1/analyze", headers={**preflight, "Origin": "https://evil.example"}
+        )
+        assert other.headers.get("access-control-allow-origin") != "https://evil.example"
+
+
+def test_tokens_never_reach_the_logs(server_env: dict[str, str]) -> None:
+    server = ServerProcess({**server_env, "SHUTBOX_LOG_LEVEL": "INFO"}, workers=1).start()
+    try:
+        token = httpx.post(f"{server.url}/v1/players", json={}).json()["token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        assert httpx.get(f"{server.url}/v1/players/me", headers=headers).status_code == 200
+        httpx.get(f"{server.url}/v1/players/me", headers={"Authorization": f"Bearer {token}x"})
+        output = server.output()
+    finally:
+        server.stop()
+    assert '"path":"/v1/players/me"' in output  # the requests were logged...
+    assert token not in output  # ...without the token
