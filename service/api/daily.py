@@ -50,7 +50,7 @@ from service.store import daily, sequences
 from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.ranks import Rank
-from service.store.runs import AlreadyPlayed
+from service.store.runs import AlreadyPlayed, StoredRun
 
 CACHE_CONTROL: Final = "public, max-age=86400"
 FEED_DATES_KEPT: Final = 1000
@@ -136,6 +136,14 @@ async def _daily_answer(services: Services, when: date, now: datetime) -> tuple[
         )
     )
     return body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+
+
+async def official_run(services: Services, player: PlayerRow, when: date) -> StoredRun:
+    """The player's official run of a date, or 404."""
+    stored = await daily.official_run(services.pool, player.id, when)
+    if stored is None:
+        raise problem(404, "no-official-run", f"You have no official run of {when.isoformat()}.")
+    return stored
 
 
 def share_text(day: date, result: DailyRunResult) -> str:
@@ -288,16 +296,10 @@ class DailyController(Controller):
         services: NamedDependency[Services],
         day: DatePath,
     ) -> DailyRunResult:
-        pool = services.pool
-        leaderboards = services.leaderboards
         when = parse_date(day)
-        stored = await daily.official_run(pool, player.id, when)
-        if stored is None:
-            raise problem(
-                404, "no-official-run", f"You have no official run of {when.isoformat()}."
-            )
+        stored = await official_run(services, player, when)
         result = _result_decoder.decode(stored.response)
-        rank = await leaderboards.rank(when, stored.score)
+        rank = await services.leaderboards.rank(when, stored.score)
         return msgspec.structs.replace(result, streak=msgspec.UNSET, rank=rank)
 
     @get(
@@ -372,11 +374,6 @@ class DailyController(Controller):
         services: NamedDependency[Services],
         day: DatePath,
     ) -> ShareText:
-        pool = services.pool
         when = parse_date(day)
-        stored = await daily.official_run(pool, player.id, when)
-        if stored is None:
-            raise problem(
-                404, "no-official-run", f"You have no official run of {when.isoformat()}."
-            )
+        stored = await official_run(services, player, when)
         return ShareText(text=share_text(when, _result_decoder.decode(stored.response)))
