@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Final, Literal
 
 import msgspec
@@ -134,10 +135,23 @@ def label_for(loss: float, scale: float) -> Label:
     return "blunder"
 
 
+@lru_cache(maxsize=512)
+def hindsight_of(rules: Rules, dice: tuple[Roll, ...]) -> Hindsight:
+    """The hindsight search of a sequence, shared by every run on it (its memo grows
+    with the positions those runs visit)."""
+    return Hindsight(solve(rules), dice)
+
+
+@lru_cache(maxsize=512)
+def computers_on(rules: Rules, dice: tuple[Roll, ...], sequence_id: str) -> dict[str, ComputerRun]:
+    """Easy, Medium and Hard on a sequence: the same for every run on it."""
+    return play_all(solve(rules), rules, dice, sequence_id)
+
+
 def analyse(tables: Tables, run: Run) -> Analysis:
     """Hindsight optimum, per-roll costs and expected-score losses of a verified run."""
     rules = run.rules
-    hindsight = Hindsight(tables, run.dice)
+    hindsight = hindsight_of(rules, run.dice)
     start = rules.start_position
     scale = max(tables.expected[start], 1e-9)
     entries: list[MoveAnalysis] = []
@@ -199,5 +213,5 @@ def report(rules: Rules, dice: Sequence[Roll], moves: Sequence[Move], sequence_i
     return Report(
         run=run,
         analysis=analyse(tables, run),
-        computer=play_all(tables, rules, run.dice, sequence_id),
+        computer=computers_on(rules, run.dice, sequence_id),
     )
