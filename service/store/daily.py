@@ -51,17 +51,18 @@ async def submit(
     """
     digest = run.moves_digest
     async with connection.transaction():
-        # One submission per player at a time: their streak is computed from their runs.
         await connection.execute(QUERIES.lock_player, run.player_id)
-        row = await connection.fetchrow(QUERIES.daily_run, run.player_id, run.day)
-        again = resubmission(row, digest)
+        rows = await connection.fetch(QUERIES.player_runs, run.player_id, run.day)
+        this_day = next((r for r in rows if r["day"] == run.day), None)
+        again = resubmission(this_day, digest)
         if again is not None:
             return again
-        played = {r["day"] for r in await connection.fetch(QUERIES.played_days, run.player_id)}
-        played.add(run.day)
+        played = {r["day"] for r in rows if r["day"] is not None} | {run.day}
         runs = streak_runs(played)
         assert runs is not None
-        better, worse, others = await leaderboards.counts(run.day, run.score, connection)
+        better, worse, others = await leaderboards.counts(
+            run.day, run.score, connection, epoch=rows[0]["epoch"]
+        )
         run_id = uuid.uuid4()
         body = respond(run_id, runs, played, rank_from(better, worse, others + 1))
         inserted = await connection.fetchval(
@@ -77,11 +78,11 @@ async def submit(
             run.best_possible,
             body.decode(),
             run.submitted_at,
+            runs.latest_length,
+            runs.best,
+            runs.last_played,
         )
-        assert inserted == run_id, "the player lock and the check above rule out a conflict"
-        await connection.execute(
-            QUERIES.upsert_streak, run.player_id, runs.latest_length, runs.best, runs.last_played
-        )
+        assert inserted == run.player_id, "the player lock and the check above rule out a conflict"
     await leaderboards.record(run.day, run.player_id, run.score, connection)
     return Accepted(created=True, body=body)
 

@@ -59,11 +59,15 @@ class Leaderboards:
         day: date,
         score: int,
         connection: Connection | None = None,
+        epoch: int | None = None,
     ) -> tuple[int, int, int]:
-        """(better, worse, players) among the date's stored runs."""
+        """(better, worse, players) among the date's stored runs (``epoch``: the date's
+        leaderboard epoch, when the caller has read it already)."""
         database: Database = connection or self.pool
         if self.cache.usable:
-            epoch: int = await database.fetchval(QUERIES.leaderboard_epoch, day)
+            if epoch is None:
+                epoch = await database.fetchval(QUERIES.leaderboard_epoch, day)
+            assert epoch is not None
             found = await self.cache.call(
                 lambda redis: self._redis_counts(redis, database, day, score, epoch)
             )

@@ -7,26 +7,34 @@ SELECT id FROM players WHERE id = $1 FOR UPDATE;
 SELECT id, day, moves_digest, score, shut, response::text AS response, submitted_at
 FROM daily_runs WHERE player_id = $1 AND day = $2;
 
--- name: played_days
--- Every date a player has an official run for.
-SELECT day FROM daily_runs WHERE player_id = $1 ORDER BY day;
+-- name: player_runs
+-- The dates a player played; the run of date $2 comes with its stored answer, and the
+-- epoch of that date's Redis leaderboard rides along. No run yet: one row of NULLs.
+-- (Run it after lock_player, as its own statement: then it sees every run committed
+-- by the submissions that held the lock before.)
+SELECT r.id, r.day, r.moves_digest, r.score, r.shut, r.submitted_at,
+       CASE WHEN r.day = $2 THEN r.response::text END AS response,
+       COALESCE((SELECT epoch FROM leaderboard_epochs WHERE day = $2), 0) AS epoch
+FROM players p LEFT JOIN daily_runs r ON r.player_id = p.id
+WHERE p.id = $1;
 
 -- name: insert_daily_run
--- Store an official run; the (player_id, day) key refuses a second one.
-INSERT INTO daily_runs
-    (id, player_id, day, sequence_id, moves, moves_digest, score, shut, best_possible,
-     response, submitted_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::json, $11)
-ON CONFLICT (player_id, day) DO NOTHING
-RETURNING id;
-
--- name: upsert_streak
--- Keep the player's streak row in step with their runs (same transaction).
+-- Store an official run and the player's streak after it, in one statement; the
+-- (player_id, day) key refuses a second run (then nothing is returned).
+WITH run AS (
+    INSERT INTO daily_runs
+        (id, player_id, day, sequence_id, moves, moves_digest, score, shut, best_possible,
+         response, submitted_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::json, $11)
+    ON CONFLICT (player_id, day) DO NOTHING
+    RETURNING id, player_id
+)
 INSERT INTO streaks (player_id, latest_length, best, last_played)
-VALUES ($1, $2, $3, $4)
+SELECT player_id, $12, $13, $14 FROM run
 ON CONFLICT (player_id) DO UPDATE
 SET latest_length = EXCLUDED.latest_length, best = EXCLUDED.best,
-    last_played = EXCLUDED.last_played;
+    last_played = EXCLUDED.last_played
+RETURNING player_id;
 
 -- name: streak
 -- A player's streak row and whether they have played the given date.
