@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/http_bench.py [--duration S] [--workers N]
         [--connections C] [--threads T] [--warmup S] [--date YYYY-MM-DD]
-        [--rate-limit N/s|off] [--json]
+        [--rate-limit N/s|off] [--players-per-second N] [--json]
 
 Everything runs in one go on loopback (127.0.0.1), one server at a time:
 
@@ -14,7 +14,15 @@ Everything runs in one go on loopback (127.0.0.1), one server at a time:
 - ``GET /v1/daily/{date}``, a cache hit (warmed first), for an open date (default:
   yesterday by the system clock, which the service uses too);
 - ``POST /v1/analyze`` with standard rules, 10 rolls and a legal move list (Medium's
-  play on the dice), rotating among several bodies (``benchmarks/wrk/post_bodies.lua``).
+  play on the dice), rotating among several bodies (``benchmarks/wrk/post_bodies.lua``);
+- ``POST /v1/daily/{today}/runs`` with every request a new player's first official run
+  (201), today being the UTC date by the system clock (open to the UTC players made
+  here): players are inserted straight into the database with known random tokens, and
+  ``benchmarks/wrk/new_player_runs.lua`` sends each token once (Medium's play on the
+  day's dice). First at full load, then paced at half the rate reached, open loop, with
+  fresh players: its row reports the rate achieved and the p99 at that load. The answers
+  are counted by status: a 200 would be a player reused (flagged), a wrk thread out of
+  tokens stops and is flagged (``--players-per-second`` sizes the full-load supply).
 
 The service gets a throwaway PostgreSQL database and its own Redis key prefix, both
 removed at the end. Its rate limiter runs on every request as in production, but with
@@ -31,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import re
 import secrets
@@ -43,10 +52,11 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
@@ -55,20 +65,24 @@ import msgspec
 import redis
 from litestar import Litestar, get
 
-from service.api.schemas import move_out
+from service.api.schemas import move_out, rules_out
 from service.rules.dice import derive_dice
 from service.rules.players import MEDIUM, play
-from service.rules.ruleset import Rules
+from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
+from service.store.players import token_hash
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 HOST: Final = "127.0.0.1"
 BACKLOG: Final = 2048  # as in service.cli._serve
 POST_BODIES_LUA: Final = ROOT / "benchmarks" / "wrk" / "post_bodies.lua"
+NEW_PLAYER_RUNS_LUA: Final = ROOT / "benchmarks" / "wrk" / "new_player_runs.lua"
 STARTUP_SECONDS: Final = 60.0
 STOP_SECONDS: Final = 10.0
 ANALYZE_BODIES: Final = 16
-TARGETS: Final = {"daily": 0.8, "analyze": 0.5}
+TARGETS: Final = {"daily": 0.8, "analyze": 0.5, "daily_run": 0.3}
+PACED_SHARE: Final = 0.5  # the paced run offers this share of the full-load rate
+PACED_MARGIN: Final = 1.1  # tokens for a paced run: its schedule's count, plus 10%
 UNREACHED_RATE_LIMIT: Final = "1000000000/s"
 
 
@@ -164,8 +178,10 @@ def running(
         server.stop()
 
 
-def fetch(url: str, body: bytes | None = None) -> tuple[int, bytes]:
+def fetch(url: str, body: bytes | None = None, token: str | None = None) -> tuple[int, bytes]:
     headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
     request = urllib.request.Request(url, data=body, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=5) as response:
@@ -238,6 +254,46 @@ def analyze_bodies(count: int) -> list[bytes]:
     return bodies
 
 
+class _DailyDice(msgspec.Struct):
+    rules: dict[str, object]
+    dice: list[Roll]
+
+
+def daily_run_body(daily_dice: bytes) -> bytes:
+    """A run submission for the dice of a ``GET /v1/daily/{date}`` answer: Medium's play."""
+    answer = msgspec.json.decode(daily_dice, type=_DailyDice)
+    rules = Rules()
+    if answer.rules != msgspec.to_builtins(rules_out(rules)):
+        raise SystemExit(f"http_bench: the Daily Dice are not on standard rules: {answer.rules}")
+    moves = play(solve(rules), MEDIUM, rules.full, answer.dice, "x").moves
+    return msgspec.json.encode({"moves": [move_out(m) for m in moves]})
+
+
+PLAYER_COLUMNS: Final = ("id", "name", "time_zone", "token_hash", "created_at")
+
+
+async def _insert_players(url: str, tokens: Sequence[str]) -> None:
+    now = datetime.now(UTC)
+    records = [(uuid.uuid4(), None, "UTC", token_hash(token), now) for token in tokens]
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.copy_records_to_table("players", records=records, columns=PLAYER_COLUMNS)
+        # What autovacuum would do in the middle of the next run, done before it (the
+        # whole throwaway database: the players and the runs of the runs before).
+        await connection.execute("VACUUM (ANALYZE)")
+    finally:
+        await connection.close()
+
+
+def new_players(url: str, count: int, path: Path) -> Path:
+    """``count`` new players in UTC, inserted into the database; their tokens one a line
+    in ``path`` (the database keeps only their SHA-256, as the service does)."""
+    tokens = [secrets.token_urlsafe(32) for _ in range(count)]
+    asyncio.run(_insert_players(url, tokens))
+    path.write_text("".join(f"{token}\n" for token in tokens))
+    return path
+
+
 # wrk ----------------------------------------------------------------------------------------
 
 _TIME_UNITS_MS: Final = {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0, "h": 3_600_000.0}
@@ -247,6 +303,12 @@ _REQUESTS: Final = re.compile(r"^\s*(\d+) requests in ", re.M)
 _NON_2XX: Final = re.compile(r"Non-2xx or 3xx responses:\s+(\d+)")
 _SOCKET_ERRORS: Final = re.compile(
     r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)"
+)
+_STATUSES: Final = re.compile(r"^new_player_runs: statuses(?P<statuses>( \d+:\d+)*)$", re.M)
+_TOKENS: Final = re.compile(
+    r"^new_player_runs: tokens (?P<handed_out>\d+) of (?P<tokens>\d+), "
+    r"threads out of tokens (?P<out>\d+), behind schedule max (?P<behind>[\d.]+) ms$",
+    re.M,
 )
 
 
@@ -281,8 +343,51 @@ def parse_wrk(output: str) -> WrkResult:
     )
 
 
-def wrk(url: str, load: Load, duration: int, script: Sequence[str] = ()) -> WrkResult:
-    """One wrk run; ``script``: a Lua script and its arguments."""
+@dataclass(frozen=True)
+class NewPlayerCounts:
+    """What ``new_player_runs.lua`` counts: the answers by status (all 201 when every
+    request is a new player's first run), the tokens sent out of those supplied, the wrk
+    threads that ran out of tokens, and the largest lag of a send behind the schedule."""
+
+    statuses: dict[int, int]
+    tokens_handed_out: int
+    tokens: int
+    threads_out_of_tokens: int
+    behind_schedule_ms: float
+
+    @property
+    def created(self) -> int:
+        return self.statuses.get(201, 0)
+
+    @property
+    def reused(self) -> int:
+        """200s: the same run again, i.e. a token sent twice."""
+        return self.statuses.get(200, 0)
+
+    @property
+    def others(self) -> int:
+        return sum(count for status, count in self.statuses.items() if status not in (200, 201))
+
+
+def parse_new_player_counts(output: str) -> NewPlayerCounts:
+    statuses, tokens = _STATUSES.search(output), _TOKENS.search(output)
+    if statuses is None or tokens is None:
+        raise SystemExit("http_bench: cannot read new_player_runs.lua's counts:\n" + output)
+    by_status = {}
+    for pair in statuses.group("statuses").split():
+        status, _, count = pair.partition(":")
+        by_status[int(status)] = int(count)
+    return NewPlayerCounts(
+        statuses=by_status,
+        tokens_handed_out=int(tokens.group("handed_out")),
+        tokens=int(tokens.group("tokens")),
+        threads_out_of_tokens=int(tokens.group("out")),
+        behind_schedule_ms=float(tokens.group("behind")),
+    )
+
+
+def wrk_output(url: str, load: Load, duration: int, script: Sequence[str] = ()) -> str:
+    """One wrk run's output; ``script``: a Lua script and its arguments."""
     command = ["wrk", "--latency", f"--threads={load.threads}"]
     command += [f"--connections={load.connections}", f"--duration={duration}s"]
     if script:
@@ -292,7 +397,12 @@ def wrk(url: str, load: Load, duration: int, script: Sequence[str] = ()) -> WrkR
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"http_bench: wrk failed ({done.returncode}):\n{done.stderr}")
-    return parse_wrk(done.stdout)
+    return done.stdout
+
+
+def wrk(url: str, load: Load, duration: int, script: Sequence[str] = ()) -> WrkResult:
+    """One wrk run; ``script``: a Lua script and its arguments."""
+    return parse_wrk(wrk_output(url, load, duration, script))
 
 
 def measure(url: str, load: Load, warmup: int, script: Sequence[str] = ()) -> WrkResult:
@@ -306,27 +416,108 @@ def measure(url: str, load: Load, warmup: int, script: Sequence[str] = ()) -> Wr
 
 
 @dataclass(frozen=True)
+class Measurement:
+    key: str
+    endpoint: str
+    result: WrkResult
+    paced_at: float | None = None  # the requests per second offered, for a paced run
+    new_players: NewPlayerCounts | None = None
+
+
+@dataclass(frozen=True)
 class Row:
     key: str
     endpoint: str
     requests: int
     requests_per_sec: float
     p99_ms: float
-    ratio: float
+    ratio: float | None  # None for a paced run: its rate is the one it was given
     target: float | None
     met: bool | None
     non_2xx: int
     socket_errors: int
+    paced_at: float | None
+    new_players: NewPlayerCounts | None
 
 
 def progress(message: str) -> None:
     print(f"http_bench: {message}", file=sys.stderr, flush=True)
 
 
-def run(args: argparse.Namespace, scratch: Path) -> list[tuple[str, str, WrkResult]]:
+def measure_new_players(
+    server: Server, db_url: str, load: Load, args: argparse.Namespace, scratch: Path
+) -> list[Measurement]:
+    """``POST /v1/daily/{today}/runs``, each request a new player: at full load, then
+    paced at half the rate reached, each wrk run with players of its own."""
+    today = datetime.now(UTC).date().isoformat()  # open to a UTC player now, and for 15 min
+    daily = server.url(f"/v1/daily/{today}")
+    status, answer = fetch(daily)
+    if status != 200:
+        raise SystemExit(f"http_bench: GET {daily} answered {status}: {answer[:300]!r}")
+    body = daily_run_body(answer)
+    body_path = scratch / "daily_run.json"
+    body_path.write_bytes(body)
+    url = server.url(f"/v1/daily/{today}/runs")
+
+    # One player by hand first: 201, then 200 for the same run again (what a reused
+    # token would get, and the Lua script would count).
+    probe = new_players(db_url, 1, scratch / "probe.tokens").read_text().strip()
+    for expected in (201, 200):
+        status, answer = fetch(url, body, token=probe)
+        if status != expected:
+            raise SystemExit(
+                f"http_bench: POST {url} answered {status}, not {expected}: {answer[:300]!r}"
+            )
+
+    def new_player_load(
+        name: str, seconds: int, players: int, rate: float
+    ) -> tuple[WrkResult, NewPlayerCounts]:
+        """One wrk run with ``players`` new players of its own; ``rate`` 0: unpaced."""
+        tokens = new_players(db_url, players, scratch / f"{name}.tokens")
+        script = [str(NEW_PLAYER_RUNS_LUA), str(tokens), str(body_path), str(load.threads)]
+        output = wrk_output(url, load, seconds, [*script, f"{rate:.3f}"])
+        return parse_wrk(output), parse_new_player_counts(output)
+
+    supply = args.players_per_second
+    progress(f"new players' runs of {today}: full load ({supply} players a second supplied)")
+    if args.warmup > 0:
+        new_player_load("full-warmup", args.warmup, supply * args.warmup, 0.0)
+    full, full_counts = new_player_load("full", load.duration, supply * load.duration, 0.0)
+
+    rate = full.requests_per_sec * PACED_SHARE
+    if rate <= 0:
+        raise SystemExit("http_bench: no run was accepted at full load: nothing to pace")
+    progress(f"new players' runs of {today}: paced at {rate:.0f}/s")
+
+    def paced_supply(seconds: int) -> int:
+        return math.ceil(rate * seconds * PACED_MARGIN) + load.connections
+
+    if args.warmup > 0:
+        new_player_load("paced-warmup", args.warmup, paced_supply(args.warmup), rate)
+    paced, paced_counts = new_player_load("paced", load.duration, paced_supply(load.duration), rate)
+
+    endpoint = f"POST /v1/daily/{today}/runs"
+    return [
+        Measurement(
+            key="daily_run",
+            endpoint=f"{endpoint} (new players)",
+            result=full,
+            new_players=full_counts,
+        ),
+        Measurement(
+            key="daily_run_paced",
+            endpoint=f"{endpoint}, paced at {rate:.0f}/s",
+            result=paced,
+            paced_at=rate,
+            new_players=paced_counts,
+        ),
+    ]
+
+
+def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
     load = Load(args.duration, args.connections, args.threads)
     workers = str(args.workers)
-    results: list[tuple[str, str, WrkResult]] = []
+    results: list[Measurement] = []
 
     port = free_port()
     bare = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory"]
@@ -335,7 +526,7 @@ def run(args: argparse.Namespace, scratch: Path) -> list[tuple[str, str, WrkResu
     with running("bare app", bare, port, python_env({}), scratch / "bare.log") as server:
         progress(f"ceiling: bare Litestar on {server.url('/healthz')}")
         result = measure(server.url("/healthz"), load, args.warmup)
-        results.append(("ceiling", "GET /healthz (bare Litestar, ceiling)", result))
+        results.append(Measurement("ceiling", "GET /healthz (bare Litestar, ceiling)", result))
 
     bodies = analyze_bodies(ANALYZE_BODIES)
     bodies_path = scratch / "analyze.jsonl"
@@ -365,14 +556,15 @@ def run(args: argparse.Namespace, scratch: Path) -> list[tuple[str, str, WrkResu
             progress(f"service on {server.url('/')} (database {db_url.rpartition('/')[2]})")
 
             result = measure(server.url("/healthz"), load, args.warmup)
-            results.append(("healthz", "GET /healthz (service)", result))
+            results.append(Measurement("healthz", "GET /healthz (service)", result))
 
             daily = server.url(f"/v1/daily/{args.date.isoformat()}")
             status, body = fetch(daily)  # the first request issues and caches the dice
             if status != 200:
                 raise SystemExit(f"http_bench: GET {daily} answered {status}: {body[:300]!r}")
             result = measure(daily, load, args.warmup)
-            results.append(("daily", f"GET /v1/daily/{args.date.isoformat()} (cached)", result))
+            endpoint = f"GET /v1/daily/{args.date.isoformat()} (cached)"
+            results.append(Measurement("daily", endpoint, result))
 
             analyze = server.url("/v1/analyze")
             for body in bodies:
@@ -381,28 +573,37 @@ def run(args: argparse.Namespace, scratch: Path) -> list[tuple[str, str, WrkResu
                     raise SystemExit(f"http_bench: POST /v1/analyze {body!r}: {answer[:300]!r}")
             script = [str(POST_BODIES_LUA), str(bodies_path)]
             result = measure(analyze, load, args.warmup, script)
-            results.append(("analyze", f"POST /v1/analyze ({len(bodies)} bodies)", result))
+            results.append(
+                Measurement("analyze", f"POST /v1/analyze ({len(bodies)} bodies)", result)
+            )
+
+            results += measure_new_players(server, db_url, load, args, scratch)
     return results
 
 
-def rows_of(results: list[tuple[str, str, WrkResult]]) -> list[Row]:
-    ceiling = results[0][2].requests_per_sec
+def rows_of(results: list[Measurement]) -> list[Row]:
+    ceiling = results[0].result.requests_per_sec
     rows = []
-    for key, endpoint, result in results:
-        ratio = result.requests_per_sec / ceiling if ceiling else 0.0
-        target = TARGETS.get(key)
+    for measured in results:
+        result = measured.result
+        ratio = None
+        if measured.paced_at is None:
+            ratio = result.requests_per_sec / ceiling if ceiling else 0.0
+        target = TARGETS.get(measured.key)
         rows.append(
             Row(
-                key=key,
-                endpoint=endpoint,
+                key=measured.key,
+                endpoint=measured.endpoint,
                 requests=result.requests,
                 requests_per_sec=result.requests_per_sec,
                 p99_ms=result.p99_ms,
                 ratio=ratio,
                 target=target,
-                met=None if target is None else ratio >= target,
+                met=None if target is None or ratio is None else ratio >= target,
                 non_2xx=result.non_2xx,
                 socket_errors=result.socket_errors,
+                paced_at=measured.paced_at,
+                new_players=measured.new_players,
             )
         )
     return rows
@@ -413,8 +614,9 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
         f"wrk: {args.duration}s, {args.connections} connections, {args.threads} threads; "
         f"granian: {args.workers} workers, ASGI, {HOST}; {os.cpu_count()} CPUs shared"
     )
+    width = max(42, *(len(row.endpoint) for row in rows))
     print(
-        f"{'endpoint':42} {'req/s':>9} {'p99 ms':>8} {'x ceiling':>9} {'target':>10}"
+        f"{'endpoint':{width}} {'req/s':>9} {'p99 ms':>8} {'x ceiling':>9} {'target':>10}"
         f" {'non-2xx':>8} {'sock err':>8}"
     )
     for row in rows:
@@ -422,10 +624,52 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
             target = ""
         else:
             target = f">={row.target:.1f} " + ("ok" if row.met else "MISS")
+        ratio = "" if row.ratio is None else f"{row.ratio:.3f}"
         print(
-            f"{row.endpoint:42} {row.requests_per_sec:9.0f} {row.p99_ms:8.2f} {row.ratio:9.3f}"
+            f"{row.endpoint:{width}} {row.requests_per_sec:9.0f} {row.p99_ms:8.2f} {ratio:>9}"
             f" {target:>10} {row.non_2xx:8d} {row.socket_errors:8d}"
         )
+    runs = [row for row in rows if row.new_players is not None]
+    if runs:
+        print("new players' runs, every answer expected 201 (first official run):")
+    for row in runs:
+        counts = row.new_players
+        assert counts is not None
+        statuses = [f"{counts.created} x 201"]
+        if counts.reused:
+            statuses.append(f"{counts.reused} x 200 (REUSED PLAYERS)")
+        statuses += [
+            f"{n} x {s}" for s, n in sorted(counts.statuses.items()) if s not in (200, 201)
+        ]
+        load = "full load" if row.paced_at is None else f"paced at {row.paced_at:.0f}/s"
+        line = f"  {load}: {', '.join(statuses)}; tokens {counts.tokens_handed_out}"
+        line += f" of {counts.tokens} sent"
+        if counts.threads_out_of_tokens:
+            line += f", {counts.threads_out_of_tokens} wrk threads RAN OUT (stopped)"
+        if row.paced_at is not None:
+            line += f"; at most {counts.behind_schedule_ms:.1f} ms behind schedule"
+        print(line)
+
+
+def faults(rows: list[Row]) -> list[str]:
+    """Why the figures are not valid, if they are not."""
+    found = []
+    if any(row.non_2xx for row in rows):
+        found.append("some responses were not 2xx")
+    for row in rows:
+        counts = row.new_players
+        if counts is None:
+            continue
+        if counts.reused:
+            found.append(f"{row.key}: {counts.reused} answers were 200: a player was reused")
+        if counts.others:
+            found.append(f"{row.key}: {counts.others} answers were neither 201 nor 200")
+        if counts.threads_out_of_tokens:
+            found.append(
+                f"{row.key}: {counts.threads_out_of_tokens} wrk threads ran out of players"
+                " (raise --players-per-second)"
+            )
+    return found
 
 
 def positive(text: str) -> int:
@@ -463,6 +707,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=UNREACHED_RATE_LIMIT,
         help="the service's rate limits, per address and per token (N/s, N/m, N/h or off)",
     )
+    parser.add_argument(
+        "--players-per-second",
+        type=positive,
+        default=5000,
+        help="new players supplied per second of the full-load runs of POST /v1/daily/{date}/runs"
+        " (a wrk thread out of them stops, and the figures are flagged)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     if args.threads > args.connections:
@@ -481,15 +732,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="shutbox-http-bench-") as scratch:
         rows = rows_of(run(args, Path(scratch)))
     if args.json:
-        names = ("duration", "warmup", "connections", "threads", "workers", "rate_limit")
+        names: tuple[str, ...] = ("duration", "warmup", "connections", "threads", "workers")
+        names += ("rate_limit", "players_per_second")
         config = {name: getattr(args, name) for name in names} | {"date": args.date.isoformat()}
         print(json.dumps({"config": config, "results": [asdict(r) for r in rows]}, indent=2))
     else:
         print_table(rows, args)
-    if any(row.non_2xx for row in rows):
-        print("http_bench: some responses were not 2xx: the figures are not valid", file=sys.stderr)
-        return 1
-    return 0
+    found = faults(rows)
+    for fault in found:
+        print(f"http_bench: {fault}: the figures are not valid", file=sys.stderr)
+    return 1 if found else 0
 
 
 if __name__ == "__main__":
