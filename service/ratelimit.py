@@ -30,27 +30,37 @@ EXEMPT: Final = ("/healthz", "/readyz", "/metrics", "/schema", "/v1/rules")
 _DAILY_FEED: Final = re.compile(r"^/v1/daily/[^/]+$")
 _LOCAL_KEYS: Final = 100_000
 
-# KEYS[1]: the bucket; ARGV: capacity, refill per second. Returns {allowed, retry_after_ms}.
-_TOKEN_BUCKET: Final = """
-local capacity = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
+# KEYS[i]: the buckets of one request; ARGV[2i-1], ARGV[2i]: capacity and refill per
+# second of bucket i. All or nothing: the request takes a token from every bucket, or,
+# when one is empty, from none. Returns the milliseconds to wait (0: allowed).
+_TOKEN_BUCKETS: Final = """
 local now_parts = redis.call('TIME')
 local now = tonumber(now_parts[1]) + tonumber(now_parts[2]) / 1000000
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1]) or capacity
-local at = tonumber(state[2]) or now
-tokens = math.min(capacity, tokens + math.max(0, now - at) * rate)
-local allowed = 0
-local retry_ms = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
-else
-  retry_ms = math.ceil((1 - tokens) / rate * 1000)
+local levels = {}
+local wait_ms = 0
+for i, key in ipairs(KEYS) do
+  local capacity = tonumber(ARGV[2 * i - 1])
+  local rate = tonumber(ARGV[2 * i])
+  local state = redis.call('HMGET', key, 'tokens', 'at')
+  local tokens = tonumber(state[1]) or capacity
+  local at = tonumber(state[2]) or now
+  tokens = math.min(capacity, tokens + math.max(0, now - at) * rate)
+  levels[i] = tokens
+  if tokens < 1 then
+    wait_ms = math.max(wait_ms, math.ceil((1 - tokens) / rate * 1000))
+  end
 end
-redis.call('HSET', KEYS[1], 'tokens', tokens, 'at', now)
-redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate * 1000) + 1000)
-return {allowed, retry_ms}
+for i, key in ipairs(KEYS) do
+  local capacity = tonumber(ARGV[2 * i - 1])
+  local rate = tonumber(ARGV[2 * i])
+  local tokens = levels[i]
+  if wait_ms == 0 then
+    tokens = tokens - 1
+  end
+  redis.call('HSET', key, 'tokens', tokens, 'at', now)
+  redis.call('PEXPIRE', key, math.ceil(capacity / rate * 1000) + 1000)
+end
+return wait_ms
 """
 
 
@@ -60,18 +70,20 @@ class LocalBuckets:
     def __init__(self) -> None:
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
-    def take(self, key: str, limit: Limit) -> float:
-        """0 if allowed, else the seconds until a request would be."""
+    def take(self, buckets: list[tuple[str, Limit]]) -> float:
+        """All or nothing, as the Redis script: 0 if allowed, else the seconds to wait."""
         now = time.monotonic()
-        tokens, at = self._buckets.pop(key, (float(limit.requests), now))
-        tokens = min(limit.requests, tokens + (now - at) * limit.rate)
+        levels = []
         wait = 0.0
-        if tokens >= 1:
-            tokens -= 1
-        else:
-            wait = (1 - tokens) / limit.rate
-        self._buckets[key] = (tokens, now)
-        if len(self._buckets) > _LOCAL_KEYS:
+        for key, limit in buckets:
+            tokens, at = self._buckets.pop(key, (float(limit.requests), now))
+            tokens = min(limit.requests, tokens + (now - at) * limit.rate)
+            levels.append(tokens)
+            if tokens < 1:
+                wait = max(wait, (1 - tokens) / limit.rate)
+        for (key, _), tokens in zip(buckets, levels):
+            self._buckets[key] = (tokens - (1 if wait == 0 else 0), now)
+        while len(self._buckets) > _LOCAL_KEYS:
             self._buckets.popitem(last=False)
         return wait
 
@@ -89,7 +101,7 @@ class RateLimiter:
         self.per_token = per_token
         self.trusted = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
         self.local = LocalBuckets()
-        self._script = cache.redis.register_script(_TOKEN_BUCKET) if cache.redis else None
+        self._script = cache.redis.register_script(_TOKEN_BUCKETS) if cache.redis else None
 
     def client_address(self, scope: Scope) -> str:
         peer = (scope.get("client") or ("unknown", 0))[0]
@@ -115,30 +127,24 @@ class RateLimiter:
         return any(ip in network for network in self.trusted)
 
     async def wait_for(self, scope: Scope) -> float:
-        """0 if the request may go on, else the seconds to wait (the largest of its limits)."""
-        checks: list[tuple[str, Limit]] = []
+        """0 if the request may go on, else the seconds to wait (the longest of its limits)."""
+        buckets: list[tuple[str, Limit]] = []
         if self.per_address is not None:
-            checks.append(("address:" + self.client_address(scope), self.per_address))
+            buckets.append(("address:" + self.client_address(scope), self.per_address))
         token = _bearer_token(scope)
         if token and self.per_token is not None:
             digest = hashlib.sha256(token).hexdigest()[:32]
-            checks.append(("token:" + digest, self.per_token))
-        wait = 0.0
-        for key, limit in checks:
-            wait = max(wait, await self._take(key, limit))
-        return wait
-
-    async def _take(self, key: str, limit: Limit) -> float:
+            buckets.append(("token:" + digest, self.per_token))
+        if not buckets:
+            return 0.0
         script = self._script
         if script is not None:
-            full_key = f"{self.cache.prefix}ratelimit:{key}"
-            answer = await self.cache.call(
-                lambda _: script(keys=[full_key], args=[limit.requests, limit.rate])
-            )
-            if answer is not None:
-                allowed, retry_ms = answer
-                return 0.0 if allowed else int(retry_ms) / 1000
-        return self.local.take(key, limit)
+            keys = [f"{self.cache.prefix}ratelimit:{key}" for key, _ in buckets]
+            limits = [value for _, limit in buckets for value in (limit.requests, limit.rate)]
+            wait_ms = await self.cache.call(lambda _: script(keys=keys, args=limits))
+            if wait_ms is not None:
+                return int(wait_ms) / 1000
+        return self.local.take(buckets)
 
 
 def _bearer_token(scope: Scope) -> bytes | None:

@@ -113,3 +113,15 @@ async def test_the_daily_feed_and_operations_are_not_limited(limited: httpx.Asyn
         assert (await limited.get("/v1/daily/2026-11-29")).status_code == 200
         assert (await limited.get("/readyz")).status_code == 200
     assert (await limited.get("/v1/solution")).status_code == 200  # the bucket is still full
+
+
+def test_a_refused_request_takes_no_token_from_its_other_limits() -> None:
+    from service.ratelimit import LocalBuckets
+
+    buckets = LocalBuckets()
+    address, token = Limit(2, 3600), Limit(1, 3600)
+    assert buckets.take([("address", address), ("token", token)]) == 0
+    assert buckets.take([("address", address), ("token", token)]) > 0  # the token is spent
+    # The refused request left the address its second token, and only that one.
+    assert buckets.take([("address", address)]) == 0
+    assert buckets.take([("address", address)]) > 0
