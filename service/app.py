@@ -78,14 +78,16 @@ def cors_config(settings: Settings) -> CORSConfig | None:
     )
 
 
-async def expire_idempotency_keys(pool: asyncpg.Pool, clock: Clock) -> None:
-    """Forget idempotency keys past their 24 hours, once an hour."""
+async def housekeeping(pool: asyncpg.Pool, cache: Cache, clock: Clock) -> None:
+    """Every ten minutes: drop expired entries of the in-process cache (so its memory
+    stays flat) and forget idempotency keys past their 24 hours."""
     while True:
+        await cache.local.delete_expired()
         try:
             await idempotency.expire(pool, clock.now())
-        except Exception:  # the database may be away for a moment: next hour, then
+        except Exception:  # the database may be away for a moment: next round, then
             logging.getLogger("shutbox").warning("could not expire idempotency keys", exc_info=True)
-        await asyncio.sleep(3600)
+        await asyncio.sleep(600)
 
 
 def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
@@ -107,11 +109,11 @@ def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
                 settings.token_limit,
                 settings.trusted_proxies,
             )
-            housekeeping = asyncio.create_task(expire_idempotency_keys(pool, app.state.clock))
+            chores = asyncio.create_task(housekeeping(pool, cache, app.state.clock))
             try:
                 yield
             finally:
-                housekeeping.cancel()
+                chores.cancel()
         finally:
             await cache.close()
             await pool.close()

@@ -178,14 +178,17 @@ def test_postgres_away_means_503_then_recovery(
         finally:
             postgres.start()
         # Recovery by itself: no restart of the service.
+        back = time.monotonic()
         for _ in range(100):
             if (await request(server.url, "GET", "/readyz")).status_code == 200:
                 break
             await asyncio.sleep(0.1)
+        print(f"\nfaults: ready again {time.monotonic() - back:.2f} s after PostgreSQL restarted")
         after, later = await load(server.url, moves, 1.5)
         return before, during, after, accepted + lost + later
 
     before, during, after, accepted = asyncio.run(scenario())
+    print(f"\nfaults: before {dict(before)}, postgres away {dict(during)}, back {dict(after)}")
     assert 500 not in before + during + after
     assert before[201] > 0 and after[201] > 0
     assert during[503] > 0  # PostgreSQL was away, and the clients were told so

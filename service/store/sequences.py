@@ -19,6 +19,8 @@ class IssuedSequence(msgspec.Struct, frozen=True):
 
 
 _decoder = msgspec.json.Decoder(IssuedSequence)
+# A box is played for a while, then rarely: keep its dice in the caches for an hour.
+CACHED_FOR_SECONDS = 3600
 
 
 def _rolls(flat: list[int]) -> tuple[Roll, ...]:
@@ -37,7 +39,7 @@ async def stored(database: Database, cache: Cache, sequence_id: str) -> IssuedSe
     issued = IssuedSequence(
         id=sequence_id, rules=msgspec.convert(row["rules"], Rules), dice=_rolls(row["dice"])
     )
-    await cache.set(key, msgspec.json.encode(issued))
+    await cache.set(key, msgspec.json.encode(issued), expires_in=CACHED_FOR_SECONDS)
     return issued
 
 
@@ -69,5 +71,7 @@ async def create(
     if status != "INSERT 0 1":
         return None
     issued = IssuedSequence(id=sequence_id, rules=rules, dice=dice)
-    await cache.set(f"sequence:{sequence_id}", msgspec.json.encode(issued))
+    await cache.set(
+        f"sequence:{sequence_id}", msgspec.json.encode(issued), expires_in=CACHED_FOR_SECONDS
+    )
     return issued
