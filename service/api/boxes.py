@@ -142,14 +142,15 @@ class BoxesController(Controller):
         player: NamedDependency[PlayerRow],
         services: NamedDependency[Services],
     ) -> Response[CreatedBox]:
-        pool = services.pool
-        cache = services.cache
-        clock = services.clock
-        settings = services.settings
 
         async def produce(connection: Connection) -> tuple[int, bytes]:
             code, issued = await boxes.create(
-                connection, cache, settings.secret_bytes, player.id, data.rules, clock.now()
+                connection,
+                services.cache,
+                services.settings.secret_bytes,
+                player.id,
+                data.rules,
+                services.clock.now(),
             )
             created = CreatedBox(
                 code=code,
@@ -160,7 +161,9 @@ class BoxesController(Controller):
             )
             return 201, _encoder.encode(created)
 
-        return await respond_once(request, pool, clock, f"player:{player.id}", produce)  # type: ignore[return-value]
+        return await respond_once(
+            request, services.pool, services.clock, f"player:{player.id}", produce
+        )  # type: ignore[return-value]
 
     @get(
         "/{code:str}",
@@ -179,14 +182,12 @@ class BoxesController(Controller):
         code: CodePath,
         mode: Annotated[Mode, QueryParameter(description="blind (default) or target")] = "blind",
     ) -> BoxOut:
-        pool = services.pool
-        cache = services.cache
-        found = await find_box(pool, code)
-        issued = await sequences.stored(pool, cache, found.sequence_id)
+        found = await find_box(services.pool, code)
+        issued = await sequences.stored(services.pool, services.cache, found.sequence_id)
         assert issued is not None, "a box's sequence is stored with it"
         target: Target | UnsetType = UNSET
         if mode == "target":
-            owners = await boxes.run_of(pool, found.code, found.owner_id)
+            owners = await boxes.run_of(services.pool, found.code, found.owner_id)
             if owners is not None:
                 target = Target(open=owners.open_tiles, score=owners.run.score)
         return BoxOut(
@@ -221,13 +222,10 @@ class BoxesController(Controller):
         services: NamedDependency[Services],
         code: CodePath,
     ) -> Response[BoxRunResult]:
-        pool = services.pool
-        cache = services.cache
-        clock = services.clock
 
         async def produce(connection: Connection) -> tuple[int, bytes]:
             found = await find_box(connection, code)
-            issued = await sequences.stored(connection, cache, found.sequence_id)
+            issued = await sequences.stored(connection, services.cache, found.sequence_id)
             assert issued is not None, "a box's sequence is stored with it"
             moves = [move_in(m) for m in data.moves]
             result = run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
@@ -244,7 +242,7 @@ class BoxesController(Controller):
                 score=result.score,
                 shut=result.shut,
                 open_tiles=result.open,
-                submitted_at=clock.now(),
+                submitted_at=services.clock.now(),
             )
 
             def respond(run_id: UUID) -> bytes:
@@ -263,7 +261,9 @@ class BoxesController(Controller):
                 ) from None  # fmt: skip
             return (201 if accepted.created else 200), accepted.body
 
-        return await respond_once(request, pool, clock, f"player:{player.id}", produce)  # type: ignore[return-value]
+        return await respond_once(
+            request, services.pool, services.clock, f"player:{player.id}", produce
+        )  # type: ignore[return-value]
 
     @get(
         "/{code:str}/results",
@@ -279,9 +279,11 @@ class BoxesController(Controller):
         services: NamedDependency[Services],
         code: CodePath,
     ) -> list[BoxResult]:
-        pool = services.pool
-        found = await find_box(pool, code)
-        if player.id != found.owner_id and await boxes.run_of(pool, found.code, player.id) is None:
+        found = await find_box(services.pool, code)
+        if (
+            player.id != found.owner_id
+            and await boxes.run_of(services.pool, found.code, player.id) is None
+        ):
             raise problem(
                 403, "results-hidden",
                 "The results of a box are shown to its owner and to those who have played it.",
@@ -294,5 +296,5 @@ class BoxesController(Controller):
                 mode=r["mode"],
                 submitted_at=r["submitted_at"],
             )
-            for r in await boxes.results(pool, found.code)
+            for r in await boxes.results(services.pool, found.code)
         ]

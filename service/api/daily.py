@@ -223,16 +223,11 @@ class DailyController(Controller):
         services: NamedDependency[Services],
         day: DatePath,
     ) -> Response[DailyRunResult]:
-        pool = services.pool
-        cache = services.cache
-        clock = services.clock
-        settings = services.settings
-        leaderboards = services.leaderboards
         when = parse_date(day)
 
         async def produce(connection: Connection) -> tuple[int, bytes]:
-            now = clock.now()
-            check_begun(when, settings, now)
+            now = services.clock.now()
+            check_begun(when, services.settings, now)
             if when not in open_dates(now, player.time_zone):
                 today = local_today(now, player.time_zone).isoformat()
                 raise problem(
@@ -242,7 +237,12 @@ class DailyController(Controller):
                 )  # fmt: skip
             sequence_id = daily_sequence_id(when)
             issued = await sequences.issue(
-                connection, cache, settings.secret_bytes, sequence_id, Rules(), now
+                connection,
+                services.cache,
+                services.settings.secret_bytes,
+                sequence_id,
+                Rules(),
+                now,
             )
             verified = report(
                 issued.rules, issued.dice, [move_in(m) for m in data.moves], sequence_id
@@ -270,7 +270,7 @@ class DailyController(Controller):
                 )
 
             try:
-                accepted = await daily.submit(connection, leaderboards, new_run, respond)
+                accepted = await daily.submit(connection, services.leaderboards, new_run, respond)
             except AlreadyPlayed as played:
                 raise problem(
                     409, "already-played",
@@ -281,7 +281,9 @@ class DailyController(Controller):
                 ) from None  # fmt: skip
             return (201 if accepted.created else 200), accepted.body
 
-        return await respond_once(request, pool, clock, f"player:{player.id}", produce)  # type: ignore[return-value]
+        return await respond_once(
+            request, services.pool, services.clock, f"player:{player.id}", produce
+        )  # type: ignore[return-value]
 
     @get(
         "/{day:str}/runs/me",
@@ -319,27 +321,28 @@ class DailyController(Controller):
         day: DatePath,
         limit: Annotated[int, QueryParameter(ge=1, le=100, description="How many top runs.")] = 10,
     ) -> Leaderboard:
-        pool = services.pool
-        cache = services.cache
-        clock = services.clock
-        settings = services.settings
         when = parse_date(day)
-        now = clock.now()
-        check_begun(when, settings, now)
+        now = services.clock.now()
+        check_begun(when, services.settings, now)
         if not has_closed_everywhere(when, now):
-            viewer = await optional_player(request, pool)
-            if viewer is None or await daily.official_run(pool, viewer.id, when) is None:
+            viewer = await optional_player(request, services.pool)
+            if viewer is None or await daily.official_run(services.pool, viewer.id, when) is None:
                 raise problem(
                     403, "leaderboard-hidden",
                     f"The ranking of {when.isoformat()} is shown once you have played it, "
                     "or to everyone once the date has ended everywhere on Earth.",
                 )  # fmt: skip
         issued = await sequences.issue(
-            pool, cache, settings.secret_bytes, daily_sequence_id(when), Rules(), now
+            services.pool,
+            services.cache,
+            services.settings.secret_bytes,
+            daily_sequence_id(when),
+            Rules(),
+            now,
         )
         rules = issued.rules
         best_possible = Hindsight(solve(rules), issued.dice).best(rules.start_position, 0)
-        histogram = await daily.histogram(pool, when)
+        histogram = await daily.histogram(services.pool, when)
         players = sum(histogram.values())
         below = 0
         rank_of: dict[int, int] = {}
@@ -348,7 +351,7 @@ class DailyController(Controller):
             below += histogram[score]
         top = [
             TopEntry(rank=rank_of[r["score"]], name=r["name"], score=r["score"])
-            for r in await daily.top(pool, when, limit)
+            for r in await daily.top(services.pool, when, limit)
         ]
         return Leaderboard(
             date=when,

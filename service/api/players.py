@@ -123,16 +123,14 @@ class PlayersController(Controller):
         data: JSONBody[NewPlayer],
         services: NamedDependency[Services],
     ) -> Response[CreatedPlayer]:
-        pool = services.pool
-        clock = services.clock
         name, time_zone = checked_name(data.name), checked_time_zone(data.time_zone)
 
         async def produce(connection: Connection) -> tuple[int, bytes]:
-            row, token = await players.create(connection, name, time_zone, clock.now())
+            row, token = await players.create(connection, name, time_zone, services.clock.now())
             created = CreatedPlayer(id=row.id, name=row.name, time_zone=row.time_zone, token=token)
             return 201, msgspec.json.encode(created)
 
-        return await respond_once(request, pool, clock, "players", produce)  # type: ignore[return-value]
+        return await respond_once(request, services.pool, services.clock, "players", produce)  # type: ignore[return-value]
 
     @get(
         "/me",
@@ -146,9 +144,7 @@ class PlayersController(Controller):
         player: NamedDependency[PlayerRow],
         services: NamedDependency[Services],
     ) -> PlayerWithStreak:
-        pool = services.pool
-        clock = services.clock
-        streak = await player_streak(pool, player, clock.now())
+        streak = await player_streak(services.pool, player, services.clock.now())
         return PlayerWithStreak(**msgspec.structs.asdict(player_out(player)), streak=streak)
 
     @patch(
@@ -165,9 +161,8 @@ class PlayersController(Controller):
         player: NamedDependency[PlayerRow],
         services: NamedDependency[Services],
     ) -> Player:
-        pool = services.pool
         row = await players.update(
-            pool,
+            services.pool,
             player.id,
             set_name=data.name is not UNSET,
             name=checked_name(data.name) if not isinstance(data.name, UnsetType) else None,
@@ -195,9 +190,7 @@ class PlayersController(Controller):
         player: NamedDependency[PlayerRow],
         services: NamedDependency[Services],
     ) -> Streak:
-        pool = services.pool
-        clock = services.clock
-        return await player_streak(pool, player, clock.now())
+        return await player_streak(services.pool, player, services.clock.now())
 
     @get(
         "/me/history",
@@ -216,15 +209,13 @@ class PlayersController(Controller):
         ] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")] = 30,
     ) -> list[HistoryEntry]:
-        pool = services.pool
-        leaderboards = services.leaderboards
-        rows = await daily.history(pool, player.id, before or date.max, limit)
+        rows = await daily.history(services.pool, player.id, before or date.max, limit)
         return [
             HistoryEntry(
                 date=r["day"],
                 score=r["score"],
                 shut=r["shut"],
-                rank=await leaderboards.rank(r["day"], r["score"]),
+                rank=await services.leaderboards.rank(r["day"], r["score"]),
             )
             for r in rows
         ]
