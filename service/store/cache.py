@@ -20,6 +20,7 @@ from redis.exceptions import RedisError
 log = logging.getLogger("shutbox.cache")
 
 RETRY_AFTER_SECONDS: Final = 2.0
+LOCAL_COPY_SECONDS: Final = 3600
 T = TypeVar("T")
 RedisState = Literal["up", "down", "not configured"]
 
@@ -64,7 +65,11 @@ class Cache:
         remote = self.remote
         value = await self.call(lambda _: remote.get(key))
         if value is not None:
-            await self.local.set(key, value)
+            # A copy from Redis lives in this process no longer than it would in Redis.
+            ttl = await self.call(lambda _: remote.expires_in(key))
+            await self.local.set(
+                key, value, expires_in=ttl if ttl and ttl > 0 else LOCAL_COPY_SECONDS
+            )
         return value
 
     async def set(self, key: str, value: bytes, expires_in: int | None = None) -> None:
