@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import asyncpg
 import msgspec
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
-from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server
@@ -90,7 +89,9 @@ async def housekeeping(pool: asyncpg.Pool, cache: Cache, clock: Clock) -> None:
         await asyncio.sleep(600)
 
 
-def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
+def lifespan(
+    settings: Settings, clock: Clock
+) -> Callable[[Litestar], AbstractAsyncContextManager[None]]:
     @asynccontextmanager
     async def manage(app: Litestar) -> AsyncIterator[None]:
         assert settings.database_url is not None
@@ -100,16 +101,14 @@ def lifespan(settings: Settings):  # type: ignore[no-untyped-def]
             async with pool.acquire() as connection:
                 await migrate(connection)
             solve(Rules())  # the standard tables, warm before the first request
-            app.state.services = Services(
-                pool, cache, app.state.clock, settings, Leaderboards(pool, cache)
-            )
+            app.state.services = Services(pool, cache, clock, settings, Leaderboards(pool, cache))
             app.state.rate_limiter = RateLimiter(
                 cache,
                 settings.address_limit,
                 settings.token_limit,
                 settings.trusted_proxies,
             )
-            chores = asyncio.create_task(housekeeping(pool, cache, app.state.clock))
+            chores = asyncio.create_task(housekeeping(pool, cache, clock))
             try:
                 yield
             finally:
@@ -149,8 +148,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             MetricsController,
         ],
         dependencies=DEPENDENCIES,
-        lifespan=[lifespan(settings)],
-        state=State({"settings": settings, "clock": clock or SystemClock()}),
+        lifespan=[lifespan(settings, clock or SystemClock())],
         middleware=[logs.observe_middleware, rate_limit_middleware],
         plugins=[problems.plugin()],
         exception_handlers={Exception: problems.internal_error},

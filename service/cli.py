@@ -168,9 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handler = args.handler
-    result: int = handler(args)
-    return result
+    return int(args.handler(args))
 
 
 if __name__ == "__main__":

@@ -161,9 +161,7 @@ class BoxesController(Controller):
             )
             return 201, _encoder.encode(created)
 
-        return await respond_once(
-            request, services.pool, services.clock, f"player:{player.id}", produce
-        )  # type: ignore[return-value]
+        return await respond_once(request, services, f"player:{player.id}", produce)  # type: ignore[return-value]
 
     @get(
         "/{code:str}",
@@ -261,9 +259,7 @@ class BoxesController(Controller):
                 ) from None  # fmt: skip
             return (201 if accepted.created else 200), accepted.body
 
-        return await respond_once(
-            request, services.pool, services.clock, f"player:{player.id}", produce
-        )  # type: ignore[return-value]
+        return await respond_once(request, services, f"player:{player.id}", produce)  # type: ignore[return-value]
 
     @get(
         "/{code:str}/results",

@@ -281,9 +281,7 @@ class DailyController(Controller):
                 ) from None  # fmt: skip
             return (201 if accepted.created else 200), accepted.body
 
-        return await respond_once(
-            request, services.pool, services.clock, f"player:{player.id}", produce
-        )  # type: ignore[return-value]
+        return await respond_once(request, services, f"player:{player.id}", produce)  # type: ignore[return-value]
 
     @get(
         "/{day:str}/runs/me",

@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
-import asyncpg
 from litestar import Request, Response
 
+from service.api.deps import Services
 from service.api.problems import problem
-from service.clock import Clock
 from service.store import idempotency
 from service.store.db import Connection
 
@@ -19,8 +18,7 @@ JSON: Final = "application/json"
 
 async def respond_once(
     request: Request[Any, Any, Any],
-    pool: asyncpg.Pool,
-    clock: Clock,
+    services: Services,
     scope: str,
     produce: Callable[[Connection], Awaitable[tuple[int, bytes]]],
 ) -> Response[bytes]:
@@ -28,7 +26,7 @@ async def respond_once(
     the request has one."""
     key = request.headers.get(HEADER)
     if key is None:
-        async with pool.acquire() as connection:
+        async with services.pool.acquire() as connection:
             status, body = await produce(connection)
         return Response(content=body, status_code=status, media_type=JSON)
     if not 1 <= len(key) <= 255 or not key.isprintable():
@@ -37,7 +35,9 @@ async def respond_once(
         )
     digest = idempotency.request_digest(request.method, request.url.path, await request.body())
     try:
-        status, body = await idempotency.once(pool, clock.now(), scope, key, digest, produce)
+        status, body = await idempotency.once(
+            services.pool, services.clock.now(), scope, key, digest, produce
+        )
     except idempotency.KeyReused:
         raise problem(
             422, "idempotency-key-reused",

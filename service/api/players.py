@@ -130,7 +130,7 @@ class PlayersController(Controller):
             created = CreatedPlayer(id=row.id, name=row.name, time_zone=row.time_zone, token=token)
             return 201, msgspec.json.encode(created)
 
-        return await respond_once(request, services.pool, services.clock, "players", produce)  # type: ignore[return-value]
+        return await respond_once(request, services, "players", produce)  # type: ignore[return-value]
 
     @get(
         "/me",

@@ -19,6 +19,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
 from service.rules.dice import InvalidDice
 from service.rules.errors import IllegalRun
+from service.rules.ruleset import tiles_of
 
 log = logging.getLogger("shutbox.errors")
 
@@ -93,8 +94,6 @@ def from_illegal_run(exc: IllegalRun) -> ProblemDetailsException:
         extra["roll"] = list(exc.roll)
     options = getattr(exc, "options", None)
     if options is not None:
-        from service.rules.ruleset import tiles_of
-
         extra["possible"] = [list(tiles_of(o)) for o in options]
     return problem(422, exc.code, exc.detail, title="The run is not a legal turn", **extra)
 
