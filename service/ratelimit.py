@@ -22,6 +22,7 @@ import msgspec
 from litestar.types import ASGIApp, HTTPResponseStartEvent, Receive, Scope, Send
 
 from service.settings import Limit
+from service.store.batch import Batcher
 from service.store.cache import Cache
 
 EXEMPT: Final = ("/healthz", "/readyz", "/metrics", "/schema", "/v1/rules")
@@ -30,38 +31,53 @@ EXEMPT: Final = ("/healthz", "/readyz", "/metrics", "/schema", "/v1/rules")
 _DAILY_FEED: Final = re.compile(r"^/v1/daily/[^/]+$")
 _LOCAL_KEYS: Final = 100_000
 
-# KEYS[i]: the buckets of one request; ARGV[2i-1], ARGV[2i]: capacity and refill per
-# second of bucket i. All or nothing: the request takes a token from every bucket, or,
-# when one is empty, from none. Returns the milliseconds to wait (0: allowed).
+# Several requests at once, in order (the requests of one process that arrived together).
+# ARGV[1]: how many requests; then for each, its number of buckets n and n pairs
+# (capacity, refill per second); KEYS: the buckets of every request, in the same order.
+# All or nothing per request: it takes a token from every bucket, or, when one is
+# empty, from none. Returns for each request the milliseconds to wait (0: allowed).
 _TOKEN_BUCKETS: Final = """
 local now_parts = redis.call('TIME')
 local now = tonumber(now_parts[1]) + tonumber(now_parts[2]) / 1000000
-local levels = {}
-local wait_ms = 0
-for i, key in ipairs(KEYS) do
-  local capacity = tonumber(ARGV[2 * i - 1])
-  local rate = tonumber(ARGV[2 * i])
-  local state = redis.call('HMGET', key, 'tokens', 'at')
-  local tokens = tonumber(state[1]) or capacity
-  local at = tonumber(state[2]) or now
-  tokens = math.min(capacity, tokens + math.max(0, now - at) * rate)
-  levels[i] = tokens
-  if tokens < 1 then
-    wait_ms = math.max(wait_ms, math.ceil((1 - tokens) / rate * 1000))
+local waits = {}
+local key_at = 1
+local arg_at = 2
+for r = 1, tonumber(ARGV[1]) do
+  local n = tonumber(ARGV[arg_at])
+  arg_at = arg_at + 1
+  local levels = {}
+  local wait_ms = 0
+  for i = 0, n - 1 do
+    local capacity = tonumber(ARGV[arg_at + 2 * i])
+    local rate = tonumber(ARGV[arg_at + 2 * i + 1])
+    local state = redis.call('HMGET', KEYS[key_at + i], 'tokens', 'at')
+    local tokens = tonumber(state[1]) or capacity
+    local at = tonumber(state[2]) or now
+    tokens = math.min(capacity, tokens + math.max(0, now - at) * rate)
+    levels[i] = tokens
+    if tokens < 1 then
+      wait_ms = math.max(wait_ms, math.ceil((1 - tokens) / rate * 1000))
+    end
   end
-end
-for i, key in ipairs(KEYS) do
-  local capacity = tonumber(ARGV[2 * i - 1])
-  local rate = tonumber(ARGV[2 * i])
-  local tokens = levels[i]
-  if wait_ms == 0 then
-    tokens = tokens - 1
+  for i = 0, n - 1 do
+    local capacity = tonumber(ARGV[arg_at + 2 * i])
+    local rate = tonumber(ARGV[arg_at + 2 * i + 1])
+    local tokens = levels[i]
+    if wait_ms == 0 then
+      tokens = tokens - 1
+    end
+    redis.call('HSET', KEYS[key_at + i], 'tokens', tokens, 'at', now)
+    redis.call('PEXPIRE', KEYS[key_at + i], math.ceil(capacity / rate * 1000) + 1000)
   end
-  redis.call('HSET', key, 'tokens', tokens, 'at', now)
-  redis.call('PEXPIRE', key, math.ceil(capacity / rate * 1000) + 1000)
+  waits[r] = wait_ms
+  key_at = key_at + n
+  arg_at = arg_at + 2 * n
 end
-return wait_ms
+return waits
 """
+
+Buckets = list[tuple[str, Limit]]
+"""The buckets of one request: (key, limit) each."""
 
 
 class LocalBuckets:
@@ -70,7 +86,7 @@ class LocalBuckets:
     def __init__(self) -> None:
         self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
 
-    def take(self, buckets: list[tuple[str, Limit]]) -> float:
+    def take(self, buckets: Buckets) -> float:
         """All or nothing, as the Redis script: 0 if allowed, else the seconds to wait."""
         now = time.monotonic()
         levels = []
@@ -102,6 +118,8 @@ class RateLimiter:
         self.trusted = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
         self.local = LocalBuckets()
         self._script = cache.redis.register_script(_TOKEN_BUCKETS) if cache.redis else None
+        # The requests of this process that arrive together share one script call.
+        self._shared: Batcher[Buckets, float] = Batcher(self._take_shared)
 
     def client_address(self, scope: Scope) -> str:
         peer = (scope.get("client") or ("unknown", 0))[0]
@@ -128,7 +146,7 @@ class RateLimiter:
 
     async def wait_for(self, scope: Scope) -> float:
         """0 if the request may go on, else the seconds to wait (the longest of its limits)."""
-        buckets: list[tuple[str, Limit]] = []
+        buckets: Buckets = []
         if self.per_address is not None:
             buckets.append(("address:" + self.client_address(scope), self.per_address))
         token = _bearer_token(scope)
@@ -137,14 +155,26 @@ class RateLimiter:
             buckets.append(("token:" + digest, self.per_token))
         if not buckets:
             return 0.0
-        script = self._script
-        if script is not None:
-            keys = [f"{self.cache.prefix}ratelimit:{key}" for key, _ in buckets]
-            limits = [value for _, limit in buckets for value in (limit.requests, limit.rate)]
-            wait_ms = await self.cache.call(lambda _: script(keys=keys, args=limits))
-            if wait_ms is not None:
-                return int(wait_ms) / 1000
+        if self._script is not None and self.cache.usable:
+            return await self._shared(buckets)
         return self.local.take(buckets)
+
+    async def _take_shared(self, requests: list[Buckets]) -> list[float | Exception]:
+        """The Redis buckets, for several requests in one call; this process's own when
+        Redis fails."""
+        script = self._script
+        assert script is not None
+        keys: list[str] = []
+        args: list[float] = [len(requests)]
+        for buckets in requests:
+            args.append(len(buckets))
+            for key, limit in buckets:
+                keys.append(f"{self.cache.prefix}ratelimit:{key}")
+                args += [limit.requests, limit.rate]
+        waits = await self.cache.call(lambda _: script(keys=keys, args=args))
+        if waits is None:
+            return [self.local.take(buckets) for buckets in requests]
+        return [int(wait_ms) / 1000 for wait_ms in waits]
 
 
 def _bearer_token(scope: Scope) -> bytes | None:

@@ -125,3 +125,37 @@ def test_a_refused_request_takes_no_token_from_its_other_limits() -> None:
     # The refused request left the address its second token, and only that one.
     assert buckets.take([("address", address)]) == 0
     assert buckets.take([("address", address)]) > 0
+
+
+async def test_requests_sharing_one_redis_call_are_taken_in_order_as_in_a_process(
+    redis_prefix: str,
+) -> None:
+    """One script call for many requests: each is all or nothing, in order, exactly as
+    the in-process buckets decide them one after another."""
+    import secrets
+
+    from service.ratelimit import LocalBuckets
+    from tests.conftest import REDIS_URL
+
+    address, token, other = Limit(4, 3600), Limit(2, 3600), Limit(1, 3600)
+    requests = [
+        [("a", address), ("t", token)],
+        [("a", address)],
+        [("a", address), ("t", token)],
+        [("a", address), ("t", token)],  # the token is spent: refused, the address untouched
+        [("a", address)],  # ...so the address has its last token
+        [("a", address)],
+        [("o", other)],
+        [("o", other)],
+    ]
+    cache = Cache.connect(REDIS_URL, f"{redis_prefix}{secrets.token_hex(4)}:")
+    limiter = RateLimiter(cache, None, None, [])
+    try:
+        shared = await limiter._take_shared(requests)
+    finally:
+        await cache.close()
+    local = LocalBuckets()
+    one_by_one = [local.take(buckets) for buckets in requests]
+    allowed = [wait == 0 for wait in shared]
+    assert allowed == [wait == 0 for wait in one_by_one]
+    assert allowed == [True, True, True, False, True, False, True, False]

@@ -8,7 +8,6 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
@@ -24,7 +23,7 @@ from service.rules.analysis import report
 from service.rules.ruleset import Roll, Rules
 from service.store import boxes, sequences
 from service.store.boxes import Box, Mode
-from service.store.db import Connection
+from service.store.db import Database
 from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
 
@@ -101,7 +100,7 @@ def parse_code(text: str) -> str:
         raise problem(400, "invalid-code", str(error), title="That is not a box code") from None
 
 
-async def find_box(database: asyncpg.Pool | Connection, text: str) -> Box:
+async def find_box(database: Database, text: str) -> Box:
     code = parse_code(text)
     found = await boxes.box(database, code)
     if found is None:
@@ -143,9 +142,9 @@ class BoxesController(Controller):
         services: NamedDependency[Services],
     ) -> Response[CreatedBox]:
 
-        async def produce(connection: Connection) -> tuple[int, bytes]:
+        async def produce(database: Database) -> tuple[int, bytes]:
             code, issued = await boxes.create(
-                connection,
+                database,
                 services.cache,
                 services.settings.secret_bytes,
                 player.id,
@@ -221,14 +220,14 @@ class BoxesController(Controller):
         code: CodePath,
     ) -> Response[BoxRunResult]:
 
-        async def produce(connection: Connection) -> tuple[int, bytes]:
-            found = await find_box(connection, code)
-            issued = await sequences.stored(connection, services.cache, found.sequence_id)
+        async def produce(database: Database) -> tuple[int, bytes]:
+            found = await find_box(database, code)
+            issued = await sequences.stored(database, services.cache, found.sequence_id)
             assert issued is not None, "a box's sequence is stored with it"
             moves = [move_in(m) for m in data.moves]
             result = run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
             owners = (
-                await boxes.run_of(connection, found.code, found.owner_id)
+                await boxes.run_of(database, found.code, found.owner_id)
                 if player.id != found.owner_id
                 else None
             )
@@ -250,7 +249,7 @@ class BoxesController(Controller):
                 return _encoder.encode(BoxRunResult(**msgspec.structs.asdict(result) | extra))
 
             try:
-                accepted = await boxes.submit(connection, new_run, respond)
+                accepted = await boxes.submit(database, new_run, respond)
             except AlreadyPlayed as played:
                 raise problem(
                     409, "already-played",

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Annotated, Any, Final
 from uuid import UUID
 
+import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
@@ -47,7 +48,7 @@ from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
 from service.settings import Settings
 from service.store import daily, sequences
-from service.store.db import Connection
+from service.store.db import Database
 from service.store.players import PlayerRow
 from service.store.ranks import Rank
 from service.store.runs import AlreadyPlayed, StoredRun
@@ -225,7 +226,7 @@ class DailyController(Controller):
     ) -> Response[DailyRunResult]:
         when = parse_date(day)
 
-        async def produce(connection: Connection) -> tuple[int, bytes]:
+        async def produce(database: Database) -> tuple[int, bytes]:
             now = services.clock.now()
             check_begun(when, services.settings, now)
             if when not in open_dates(now, player.time_zone):
@@ -237,7 +238,7 @@ class DailyController(Controller):
                 )  # fmt: skip
             sequence_id = daily_sequence_id(when)
             issued = await sequences.issue(
-                connection,
+                database,
                 services.cache,
                 services.settings.secret_bytes,
                 sequence_id,
@@ -269,8 +270,16 @@ class DailyController(Controller):
                     )
                 )
 
+            submission = daily.Submission(new_run, respond)
             try:
-                accepted = await daily.submit(connection, services.leaderboards, new_run, respond)
+                if isinstance(database, asyncpg.Pool):
+                    # Shares its transaction with the submissions in flight in this process.
+                    outcome = await services.daily_runs(submission)
+                    if isinstance(outcome, AlreadyPlayed):
+                        raise outcome
+                    accepted = outcome
+                else:
+                    accepted = await daily.submit(database, services.leaderboards, submission)
             except AlreadyPlayed as played:
                 raise problem(
                     409, "already-played",
@@ -323,7 +332,7 @@ class DailyController(Controller):
         now = services.clock.now()
         check_begun(when, services.settings, now)
         if not has_closed_everywhere(when, now):
-            viewer = await optional_player(request, services.pool)
+            viewer = await optional_player(request, services)
             if viewer is None or await daily.official_run(services.pool, viewer.id, when) is None:
                 raise problem(
                     403, "leaderboard-hidden",

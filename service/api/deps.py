@@ -13,7 +13,8 @@ from litestar.di import NamedDependency, Provide
 from service.api.problems import problem
 from service.clock import Clock
 from service.settings import Settings
-from service.store import players
+from service.store import daily, players
+from service.store.batch import Batcher
 from service.store.cache import Cache
 from service.store.players import PlayerRow
 from service.store.ranks import Leaderboards
@@ -37,6 +38,13 @@ class Services:
         self.settings = settings
         self.leaderboards = leaderboards
         self.daily_feed: dict[date, tuple[bytes, str]] = {}  # encoded answer and ETag
+        # Concurrent requests share their round trips (one query, one commit a batch).
+        self.players_by_token: Batcher[bytes, PlayerRow | None] = Batcher(
+            lambda hashes: players.by_token_hashes(pool, hashes)
+        )
+        self.daily_runs: Batcher[daily.Submission, daily.Outcome] = Batcher(
+            lambda submissions: daily.submit_batch(pool, leaderboards, submissions)
+        )
 
 
 def _services(state: State) -> Services:
@@ -44,20 +52,20 @@ def _services(state: State) -> Services:
     return services
 
 
-async def optional_player(request: Request[Any, Any, Any], pool: asyncpg.Pool) -> PlayerRow | None:
+async def optional_player(request: Request[Any, Any, Any], services: Services) -> PlayerRow | None:
     """The player of the request's token; None without one; 401 for a bad one."""
     if "authorization" not in request.headers:
         return None
-    return await player_of(request, pool)
+    return await player_of(request, services)
 
 
 async def _player(
     request: Request[Any, Any, Any], services: NamedDependency[Services]
 ) -> PlayerRow:
-    return await player_of(request, services.pool)
+    return await player_of(request, services)
 
 
-async def player_of(request: Request[Any, Any, Any], pool: asyncpg.Pool) -> PlayerRow:
+async def player_of(request: Request[Any, Any, Any], services: Services) -> PlayerRow:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     challenge = {"WWW-Authenticate": "Bearer"}
@@ -66,7 +74,7 @@ async def player_of(request: Request[Any, Any, Any], pool: asyncpg.Pool) -> Play
             401, "unauthorized", "Send the player's token: Authorization: Bearer <token>.",
             headers=challenge,
         )  # fmt: skip
-    player = await players.by_token(pool, token.strip())
+    player = await services.players_by_token(players.token_hash(token.strip()))
     if player is None:
         raise problem(401, "unauthorized", "This token belongs to no player.", headers=challenge)
     return player

@@ -10,7 +10,7 @@ from litestar import Request, Response
 from service.api.deps import Services
 from service.api.problems import problem
 from service.store import idempotency
-from service.store.db import Connection
+from service.store.db import Database
 
 HEADER: Final = "idempotency-key"
 JSON: Final = "application/json"
@@ -20,14 +20,14 @@ async def respond_once(
     request: Request[Any, Any, Any],
     services: Services,
     scope: str,
-    produce: Callable[[Connection], Awaitable[tuple[int, bytes]]],
+    produce: Callable[[Database], Awaitable[tuple[int, bytes]]],
 ) -> Response[bytes]:
-    """Run ``produce`` (on a connection it is handed) once per idempotency key, when
-    the request has one."""
+    """Run ``produce`` once per idempotency key, when the request has one: it is handed
+    the connection holding the key (its work joins the key's transaction); without a
+    key, the pool."""
     key = request.headers.get(HEADER)
     if key is None:
-        async with services.pool.acquire() as connection:
-            status, body = await produce(connection)
+        status, body = await produce(services.pool)
         return Response(content=body, status_code=status, media_type=JSON)
     if not 1 <= len(key) <= 255 or not key.isprintable():
         raise problem(

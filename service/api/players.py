@@ -22,7 +22,7 @@ from service.api.problems import documented, problem
 from service.api.schemas import Streak, streak_out
 from service.calendar import local_today
 from service.store import daily, players
-from service.store.db import Connection
+from service.store.db import Database
 from service.store.players import PlayerRow
 from service.store.ranks import Rank
 
@@ -125,8 +125,8 @@ class PlayersController(Controller):
     ) -> Response[CreatedPlayer]:
         name, time_zone = checked_name(data.name), checked_time_zone(data.time_zone)
 
-        async def produce(connection: Connection) -> tuple[int, bytes]:
-            row, token = await players.create(connection, name, time_zone, services.clock.now())
+        async def produce(database: Database) -> tuple[int, bytes]:
+            row, token = await players.create(database, name, time_zone, services.clock.now())
             created = CreatedPlayer(id=row.id, name=row.name, time_zone=row.time_zone, token=token)
             return 201, msgspec.json.encode(created)
 

@@ -15,7 +15,7 @@ from service.rules.dice import box_sequence_id
 from service.rules.ruleset import Rules
 from service.store import sequences
 from service.store.cache import Cache
-from service.store.db import QUERIES, Connection
+from service.store.db import QUERIES, Database, connection_of
 from service.store.runs import Accepted, StoredRun, moves_digest, resubmission, stored_run
 from service.store.sequences import IssuedSequence
 
@@ -51,7 +51,7 @@ class NewBoxRun(msgspec.Struct, frozen=True):
 
 
 async def create(
-    connection: Connection,
+    database: Database,
     cache: Cache,
     secret: bytes,
     owner_id: uuid.UUID,
@@ -59,20 +59,21 @@ async def create(
     now: datetime,
 ) -> tuple[str, IssuedSequence]:
     """A new box with a fresh code and sequence (a clash of random codes is retried)."""
-    for _ in range(_CODE_ATTEMPTS):
-        code = new_code()
-        async with connection.transaction():
-            issued = await sequences.create(
-                connection, cache, secret, box_sequence_id(code), rules, now
-            )
-            if issued is None:
-                continue
-            await connection.execute(QUERIES.insert_box, code, owner_id, issued.id, now)
-            return code, issued
+    async with connection_of(database) as connection:
+        for _ in range(_CODE_ATTEMPTS):
+            code = new_code()
+            async with connection.transaction():
+                issued = await sequences.create(
+                    connection, cache, secret, box_sequence_id(code), rules, now
+                )
+                if issued is None:
+                    continue
+                await connection.execute(QUERIES.insert_box, code, owner_id, issued.id, now)
+                return code, issued
     raise RuntimeError("no free box code after several attempts")
 
 
-async def box(database: asyncpg.Pool | Connection, code: str) -> Box | None:
+async def box(database: Database, code: str) -> Box | None:
     row = await database.fetchrow(QUERIES.box, code)
     if row is None:
         return None
@@ -85,9 +86,7 @@ async def box(database: asyncpg.Pool | Connection, code: str) -> Box | None:
     )
 
 
-async def run_of(
-    database: asyncpg.Pool | Connection, code: str, player_id: uuid.UUID
-) -> BoxRun | None:
+async def run_of(database: Database, code: str, player_id: uuid.UUID) -> BoxRun | None:
     row = await database.fetchrow(QUERIES.box_run, code, player_id)
     if row is None:
         return None
@@ -95,15 +94,15 @@ async def run_of(
 
 
 async def submit(
-    connection: Connection, run: NewBoxRun, respond: Callable[[uuid.UUID], bytes]
+    database: Database, run: NewBoxRun, respond: Callable[[uuid.UUID], bytes]
 ) -> Accepted:
     """Store the player's run of the box, unless one is stored: the identical run again
     gives the stored body; another run raises ``AlreadyPlayed``."""
     digest = moves_digest(run.moves)
-    async with connection.transaction():
+    async with connection_of(database) as connection, connection.transaction():
         await connection.execute(QUERIES.lock_player, run.player_id)
         row = await connection.fetchrow(QUERIES.box_run, run.code, run.player_id)
-        again = resubmission(row, digest)
+        again = resubmission(None if row is None else stored_run(row), digest)
         if again is not None:
             return again
         run_id = uuid.uuid4()
@@ -125,5 +124,5 @@ async def submit(
     return Accepted(created=True, body=body)
 
 
-async def results(database: asyncpg.Pool | Connection, code: str) -> list[asyncpg.Record]:
+async def results(database: Database, code: str) -> list[asyncpg.Record]:
     return list(await database.fetch(QUERIES.box_results, code))

@@ -1,4 +1,5 @@
-"""Official daily runs and streaks, in one transaction per submission."""
+"""Official daily runs and streaks: each run stored with its player's streak in one
+transaction, several submissions to a transaction under load."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ import msgspec
 from service.calendar import StreakRuns, streak_runs
 from service.store.db import QUERIES, Connection
 from service.store.ranks import Leaderboards, Rank, rank_from
-from service.store.runs import Accepted, StoredRun, moves_digest, resubmission, stored_run
+from service.store.runs import (
+    Accepted,
+    AlreadyPlayed,
+    StoredRun,
+    moves_digest,
+    resubmission,
+    stored_run,
+)
 
 
 class NewRun(msgspec.Struct, frozen=True):
@@ -37,54 +45,137 @@ async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> S
     return None if row is None else stored_run(row)
 
 
-async def submit(
-    connection: Connection,
-    leaderboards: Leaderboards,
-    run: NewRun,
-    respond: Callable[[uuid.UUID, StreakRuns, set[date], Rank], bytes],
-) -> Accepted:
-    """Store ``run`` as the player's official run of its date, unless one is stored.
+class Submission(msgspec.Struct, frozen=True):
+    """A verified run to store, and how to build its 201 body from the run id, the
+    streak runs, the dates played and the rank (kept with the run, for identical
+    resubmissions)."""
 
-    ``respond`` builds the 201 body from the run id, the streak runs, the dates played
-    and the rank (kept with the run, for identical resubmissions).
-    The identical run again: the stored body. Another run: ``AlreadyPlayed``.
+    run: NewRun
+    respond: Callable[[uuid.UUID, StreakRuns, set[date], Rank], bytes]
+
+
+Outcome = Accepted | AlreadyPlayed
+
+
+async def submit_batch(
+    pool: asyncpg.Pool, leaderboards: Leaderboards, submissions: list[Submission]
+) -> list[Outcome]:
+    """``submit_all`` on a connection of its own (what the request batcher calls)."""
+    async with pool.acquire() as connection:
+        return await submit_all(connection, leaderboards, submissions)
+
+
+async def submit(
+    connection: Connection, leaderboards: Leaderboards, submission: Submission
+) -> Accepted:
+    """One submission on the caller's connection (and in its transaction, if any)."""
+    [outcome] = await submit_all(connection, leaderboards, [submission])
+    if isinstance(outcome, AlreadyPlayed):
+        raise outcome
+    return outcome
+
+
+async def submit_all(
+    connection: Connection, leaderboards: Leaderboards, submissions: list[Submission]
+) -> list[Outcome]:
+    """Store each run as its player's official run of its date, unless one is stored,
+    in one transaction, in order.
+
+    For each: ``Accepted`` (created, or the stored body for the identical run again),
+    or ``AlreadyPlayed`` for another run of a played date.
     """
-    digest = run.moves_digest
+    runs = [submission.run for submission in submissions]
+    player_ids = sorted({run.player_id for run in runs})
+    days = sorted({run.day for run in runs})
+    outcomes: list[Outcome] = []
+    created: list[_Row] = []
     async with connection.transaction():
-        await connection.execute(QUERIES.lock_player, run.player_id)
-        rows = await connection.fetch(QUERIES.player_runs, run.player_id, run.day)
-        this_day = next((r for r in rows if r["day"] == run.day), None)
-        again = resubmission(this_day, digest)
-        if again is not None:
-            return again
-        played = {r["day"] for r in rows if r["day"] is not None} | {run.day}
-        runs = streak_runs(played)
-        assert runs is not None
-        better, worse, others = await leaderboards.counts(
-            run.day, run.score, connection, epoch=rows[0]["epoch"]
+        # Serialise each player's submissions across processes (their streak is
+        # computed from their runs); the query below then sees every run committed
+        # by the submissions that held the lock before.
+        await connection.execute(QUERIES.lock_players, player_ids)
+        rows = await connection.fetch(
+            QUERIES.players_runs, [run.player_id for run in runs], [run.day for run in runs]
         )
-        run_id = uuid.uuid4()
-        body = respond(run_id, runs, played, rank_from(better, worse, others + 1))
-        inserted = await connection.fetchval(
-            QUERIES.insert_daily_run,
-            run_id,
-            run.player_id,
-            run.day,
-            run.sequence_id,
-            run.moves,
-            digest,
-            run.score,
-            run.shut,
-            run.best_possible,
-            body.decode(),
-            run.submitted_at,
-            runs.latest_length,
-            runs.best,
-            runs.last_played,
-        )
-        assert inserted == run.player_id, "the player lock and the check above rule out a conflict"
-    await leaderboards.record(run.day, run.player_id, run.score, connection)
-    return Accepted(created=True, body=body)
+        played: dict[uuid.UUID, set[date]] = {player_id: set() for player_id in player_ids}
+        stored: dict[tuple[uuid.UUID, date], StoredRun] = {}
+        for row in rows:
+            played[row["player_id"]].add(row["day"])
+            if row["response"] is not None:
+                stored[(row["player_id"], row["day"])] = stored_run(row)
+        counts = {
+            day: await leaderboards.counts_of(
+                day, {run.score for run in runs if run.day == day}, connection
+            )
+            for day in days
+        }
+        for submission, run in zip(submissions, runs):
+            key = (run.player_id, run.day)
+            digest = run.moves_digest
+            earlier = stored.get(key)
+            if earlier is not None:
+                outcomes.append(_again(earlier, digest))
+                continue
+            played[run.player_id].add(run.day)
+            streak = streak_runs(played[run.player_id])
+            assert streak is not None
+            better, worse, others = counts[run.day].before_adding(run.score)
+            run_id = uuid.uuid4()
+            body = submission.respond(
+                run_id, streak, set(played[run.player_id]), rank_from(better, worse, others + 1)
+            )
+            stored[key] = StoredRun(run_id, run.score, run.shut, digest, body, run.submitted_at)
+            created.append(_Row(run_id, run, digest, streak, body))
+            outcomes.append(Accepted(created=True, body=body))
+        if created:
+            await _insert(connection, created)
+    await leaderboards.record_all(
+        [(row.run.day, row.run.player_id, row.run.score) for row in created], connection
+    )
+    return outcomes
+
+
+def _again(earlier: StoredRun, digest: bytes) -> Outcome:
+    try:
+        again = resubmission(earlier, digest)
+    except AlreadyPlayed as played:
+        return played
+    assert again is not None
+    return again
+
+
+class _Row(msgspec.Struct, frozen=True):
+    """A run to insert: its id, the run, its digest, the streak after it, its 201 body."""
+
+    id: uuid.UUID
+    run: NewRun
+    digest: bytes
+    streak: StreakRuns
+    body: bytes
+
+
+async def _insert(connection: Connection, rows: list[_Row]) -> None:
+    """The new runs and their players' streaks after them, in one statement (a
+    player's last run of the batch carries their streak)."""
+    streaks = {row.run.player_id: row.streak for row in rows}
+    await connection.execute(
+        QUERIES.insert_daily_runs,
+        [row.id for row in rows],
+        [row.run.player_id for row in rows],
+        [row.run.day for row in rows],
+        [row.run.sequence_id for row in rows],
+        [msgspec.json.encode(row.run.moves).decode() for row in rows],
+        [row.digest for row in rows],
+        [row.run.score for row in rows],
+        [row.run.shut for row in rows],
+        [row.run.best_possible for row in rows],
+        [row.body.decode() for row in rows],
+        [row.run.submitted_at for row in rows],
+        list(streaks),
+        [streak.latest_length for streak in streaks.values()],
+        [streak.best for streak in streaks.values()],
+        [streak.last_played for streak in streaks.values()],
+    )
 
 
 async def streak_row(

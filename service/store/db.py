@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeAlias
@@ -18,6 +20,17 @@ log = logging.getLogger("shutbox.db")
 Connection: TypeAlias = asyncpg.Connection | PoolConnectionProxy
 Database: TypeAlias = asyncpg.Pool | Connection
 """Where a query can run: the pool, or a connection (inside a transaction, say)."""
+
+
+@asynccontextmanager
+async def connection_of(database: Database) -> AsyncIterator[Connection]:
+    """A connection to work on: the one given, or one from the pool for the while."""
+    if isinstance(database, asyncpg.Pool):
+        async with database.acquire() as connection:
+            yield connection
+    else:
+        yield database
+
 
 SQL_DIR: Final = Path(__file__).resolve().parents[2] / "sql"
 # Any constant shared by every process of the service: migrations run one at a time.

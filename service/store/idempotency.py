@@ -19,7 +19,7 @@ from typing import Final
 
 import asyncpg
 
-from service.store.db import QUERIES, Connection
+from service.store.db import QUERIES, Database
 
 KEEP_FOR: Final = timedelta(hours=24)
 
@@ -38,7 +38,7 @@ async def once(
     scope: str,
     key: str,
     digest: bytes,
-    produce: Callable[[Connection], Awaitable[tuple[int, bytes]]],
+    produce: Callable[[Database], Awaitable[tuple[int, bytes]]],
 ) -> tuple[int, bytes]:
     """The response to this request: the one first given for ``key``, or a new one."""
     cutoff = now - KEEP_FOR

@@ -42,9 +42,11 @@ async def create(
     return _player(row), token
 
 
-async def by_token(pool: asyncpg.Pool, token: str) -> PlayerRow | None:
-    row = await pool.fetchrow(QUERIES.player_by_token, token_hash(token))
-    return None if row is None else _player(row)
+async def by_token_hashes(pool: asyncpg.Pool, hashes: list[bytes]) -> list[PlayerRow | None]:
+    """The player of each token hash (None: no such player), in one query."""
+    rows = await pool.fetch(QUERIES.players_by_token, hashes)
+    found = {bytes(row["token_hash"]): _player(row) for row in rows}
+    return [found.get(digest) for digest in hashes]
 
 
 async def update(

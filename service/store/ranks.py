@@ -14,6 +14,7 @@ from PostgreSQL; the answers are the same either way.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Collection
 from datetime import date
 from typing import Final
 
@@ -45,6 +46,42 @@ def rank_from(better: int, worse: int, players: int) -> Rank:
     )
 
 
+Counts = tuple[int, int, int]
+"""(better, worse, players): runs of a date below and above a score, and all of them."""
+
+
+class DayCounts:
+    """The counts of a date's stored runs around some scores, and of the runs a batch
+    adds on top of them, in order."""
+
+    def __init__(self, stored: dict[int, Counts]) -> None:
+        self._stored = stored
+        self._added: list[int] = []
+
+    def of(self, score: int) -> Counts:
+        """Among the stored runs."""
+        return self._stored[score]
+
+    def before_adding(self, score: int) -> Counts:
+        """Among the stored runs and those added so far; then this one is added."""
+        better, worse, players = self._stored[score]
+        better += sum(added < score for added in self._added)
+        worse += sum(added > score for added in self._added)
+        players += len(self._added)
+        self._added.append(score)
+        return better, worse, players
+
+
+def _from_histogram(histogram: dict[int, int], scores: Collection[int]) -> dict[int, Counts]:
+    players = sum(histogram.values())
+    counts = {}
+    for score in scores:
+        better = sum(n for s, n in histogram.items() if s < score)
+        worse = sum(n for s, n in histogram.items() if s > score)
+        counts[score] = (better, worse, players)
+    return counts
+
+
 class Leaderboards:
     def __init__(self, pool: asyncpg.Pool, cache: Cache) -> None:
         self.pool = pool
@@ -54,59 +91,66 @@ class Leaderboards:
         base = f"{self.cache.prefix}leaderboard:{day.isoformat()}"
         return base, base + ":epoch"
 
-    async def counts(
-        self,
-        day: date,
-        score: int,
-        connection: Connection | None = None,
-        epoch: int | None = None,
-    ) -> tuple[int, int, int]:
-        """(better, worse, players) among the date's stored runs (``epoch``: the date's
-        leaderboard epoch, when the caller has read it already)."""
+    async def counts_of(
+        self, day: date, scores: Collection[int], connection: Connection | None = None
+    ) -> DayCounts:
+        """The counts around each of ``scores`` among the date's stored runs."""
         database: Database = connection or self.pool
         if self.cache.usable:
-            if epoch is None:
-                epoch = await database.fetchval(QUERIES.leaderboard_epoch, day)
-            assert epoch is not None
+            epoch = await database.fetchval(QUERIES.leaderboard_epoch, day)
             found = await self.cache.call(
-                lambda redis: self._redis_counts(redis, database, day, score, epoch)
+                lambda redis: self._redis_counts(redis, database, day, scores, epoch)
             )
             if found is not None:
-                return found
-        row = await database.fetchrow(QUERIES.rank_counts, day, score)
-        assert row is not None
-        return row["better"], row["worse"], row["players"]
+                return DayCounts(found)
+        rows = await database.fetch(QUERIES.day_histogram, day)
+        return DayCounts(_from_histogram({r["score"]: r["players"] for r in rows}, scores))
 
     async def rank(self, day: date, score: int) -> Rank:
         """The rank of a stored run of ``day`` with this score, as it stands now."""
-        return rank_from(*await self.counts(day, score))
+        return rank_from(*(await self.counts_of(day, (score,))).of(score))
 
-    async def record(
-        self, day: date, player_id: uuid.UUID, score: int, database: Database | None = None
+    async def record_all(
+        self, runs: list[tuple[date, uuid.UUID, int]], database: Database | None = None
     ) -> None:
-        """Add a run just committed to PostgreSQL to the Redis set of its date; when
-        that fails, bump the date's epoch so that no process trusts the set as it is."""
-        if self.cache.redis is None:
+        """Add runs just committed to PostgreSQL, (date, player, score) each, to the Redis
+        sets of their dates; when that fails, bump those dates' epochs so that no
+        process trusts their sets as they are."""
+        if self.cache.redis is None or not runs:
             return
-        board, _ = self._keys(day)
-        added = await self.cache.call(lambda redis: redis.zadd(board, {str(player_id): score}))
-        if added is None:
-            await (database or self.pool).execute(QUERIES.bump_leaderboard_epoch, day)
+        by_day: dict[date, dict[str, int]] = {}
+        for day, player_id, score in runs:
+            by_day.setdefault(day, {})[str(player_id)] = score
+
+        async def add(redis: Redis) -> bool:
+            async with redis.pipeline(transaction=False) as pipe:
+                for day, scores in by_day.items():
+                    pipe.zadd(self._keys(day)[0], scores)
+                await pipe.execute()
+            return True
+
+        if await self.cache.call(add) is None:
+            await (database or self.pool).execute(QUERIES.bump_leaderboard_epochs, list(by_day))
 
     async def _redis_counts(
-        self, redis: Redis, database: Database, day: date, score: int, epoch: int
-    ) -> tuple[int, int, int]:
+        self, redis: Redis, database: Database, day: date, scores: Collection[int], epoch: int
+    ) -> dict[int, Counts]:
         # ``database`` is the caller's connection inside a transaction: taking a second
         # one from the pool there could wait forever on a pool its peers have drained.
         board, built_at = self._keys(day)
+        ordered = list(scores)
         async with redis.pipeline(transaction=False) as pipe:
             pipe.get(built_at)
-            pipe.zcount(board, "-inf", f"({score}")
-            pipe.zcount(board, f"({score}", "+inf")
             pipe.zcard(board)
-            built, better, worse, players = await pipe.execute()
+            for score in ordered:
+                pipe.zcount(board, "-inf", f"({score}")
+                pipe.zcount(board, f"({score}", "+inf")
+            built, players, *around = await pipe.execute()
         if built is not None and int(built) == epoch:
-            return better, worse, players
+            return {
+                score: (around[2 * i], around[2 * i + 1], players)
+                for i, score in enumerate(ordered)
+            }
         rows = await database.fetch(QUERIES.day_scores, day)
         for start in range(0, len(rows), _CHUNK):
             chunk = rows[start : start + _CHUNK]
@@ -115,9 +159,7 @@ class Leaderboards:
             pipe.expire(board, TTL_SECONDS + 60)
             pipe.set(built_at, str(epoch), ex=TTL_SECONDS)
             await pipe.execute()
-        scores = [r["score"] for r in rows]
-        return (
-            sum(s < score for s in scores),
-            sum(s > score for s in scores),
-            len(scores),
-        )
+        histogram: dict[int, int] = {}
+        for row in rows:
+            histogram[row["score"]] = histogram.get(row["score"], 0) + 1
+        return _from_histogram(histogram, scores)

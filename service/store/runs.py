@@ -50,12 +50,11 @@ def stored_run(row: asyncpg.Record) -> StoredRun:
     )
 
 
-def resubmission(row: asyncpg.Record | None, digest: bytes) -> Accepted | None:
+def resubmission(stored: StoredRun | None, digest: bytes) -> Accepted | None:
     """None when nothing is stored yet; the stored body for the identical run;
     ``AlreadyPlayed`` for another run."""
-    if row is None:
+    if stored is None:
         return None
-    stored = stored_run(row)
     if stored.moves_digest == digest:
         return Accepted(created=False, body=stored.response)
     raise AlreadyPlayed(stored)

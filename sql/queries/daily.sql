@@ -7,47 +7,48 @@ SELECT id FROM players WHERE id = $1 FOR UPDATE;
 SELECT id, day, moves_digest, score, shut, response::text AS response, submitted_at
 FROM daily_runs WHERE player_id = $1 AND day = $2;
 
--- name: player_runs
--- The dates a player played; the run of date $2 comes with its stored answer, and the
--- epoch of that date's Redis leaderboard rides along. No run yet: one row of NULLs.
--- (Run it after lock_player, as its own statement: then it sees every run committed
--- by the submissions that held the lock before.)
-SELECT r.id, r.day, r.moves_digest, r.score, r.shut, r.submitted_at,
-       CASE WHEN r.day = $2 THEN r.response::text END AS response,
-       COALESCE((SELECT epoch FROM leaderboard_epochs WHERE day = $2), 0) AS epoch
-FROM players p LEFT JOIN daily_runs r ON r.player_id = p.id
-WHERE p.id = $1;
+-- name: lock_players
+-- Serialise the submissions of these players (their streaks are computed from their
+-- runs), locking in one order everywhere so that two batches never deadlock.
+SELECT id FROM players WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE;
 
--- name: insert_daily_run
--- Store an official run and the player's streak after it, in one statement; the
--- (player_id, day) key refuses a second run (then nothing is returned).
-WITH run AS (
+-- name: players_runs
+-- Every run of the players of a batch ($1, $2: each submission's player and date); the
+-- runs of those (player, date) pairs come with their stored answers.
+-- (Run it after lock_players, as its own statement: then it sees every run committed
+-- by the submissions that held the locks before.)
+SELECT r.player_id, r.id, r.day, r.moves_digest, r.score, r.shut, r.submitted_at,
+       CASE WHEN (r.player_id, r.day) IN (SELECT * FROM unnest($1::uuid[], $2::date[]))
+            THEN r.response::text END AS response
+FROM daily_runs r
+WHERE r.player_id = ANY($1::uuid[]);
+
+-- name: insert_daily_runs
+-- Store official runs and their players' streaks after them, in one statement; the
+-- (player_id, day) key refuses a second run of a date (and with it the statement).
+WITH runs AS (
     INSERT INTO daily_runs
         (id, player_id, day, sequence_id, moves, moves_digest, score, shut, best_possible,
          response, submitted_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::json, $11)
-    ON CONFLICT (player_id, day) DO NOTHING
-    RETURNING id, player_id
+    SELECT id, player_id, day, sequence_id, moves::jsonb, moves_digest, score, shut,
+           best_possible, response::json, submitted_at
+    FROM unnest($1::uuid[], $2::uuid[], $3::date[], $4::text[], $5::text[], $6::bytea[],
+                $7::int[], $8::bool[], $9::int[], $10::text[], $11::timestamptz[])
+        AS n(id, player_id, day, sequence_id, moves, moves_digest, score, shut,
+             best_possible, response, submitted_at)
+    RETURNING player_id
 )
 INSERT INTO streaks (player_id, latest_length, best, last_played)
-SELECT player_id, $12, $13, $14 FROM run
+SELECT * FROM unnest($12::uuid[], $13::int[], $14::int[], $15::date[])
 ON CONFLICT (player_id) DO UPDATE
 SET latest_length = EXCLUDED.latest_length, best = EXCLUDED.best,
-    last_played = EXCLUDED.last_played
-RETURNING player_id;
+    last_played = EXCLUDED.last_played;
 
 -- name: streak
 -- A player's streak row and whether they have played the given date.
 SELECT s.latest_length, s.best, s.last_played,
        EXISTS (SELECT 1 FROM daily_runs r WHERE r.player_id = $1 AND r.day = $2) AS played_day
 FROM streaks s WHERE s.player_id = $1;
-
--- name: rank_counts
--- How many official runs of a date scored below and above a score, and how many in all.
-SELECT count(*) FILTER (WHERE score < $2) AS better,
-       count(*) FILTER (WHERE score > $2) AS worse,
-       count(*) AS players
-FROM daily_runs WHERE day = $1;
 
 -- name: day_scores
 -- Every (player, score) of a date: rebuilds the Redis leaderboard.
@@ -76,7 +77,7 @@ LIMIT $3;
 -- The epoch of a date's Redis leaderboard (0 until a Redis write of that date failed).
 SELECT COALESCE((SELECT epoch FROM leaderboard_epochs WHERE day = $1), 0);
 
--- name: bump_leaderboard_epoch
--- A run of the date is missing from Redis: every process rebuilds the set before use.
-INSERT INTO leaderboard_epochs (day, epoch) VALUES ($1, 1)
+-- name: bump_leaderboard_epochs
+-- Runs of these dates are missing from Redis: every process rebuilds their sets before use.
+INSERT INTO leaderboard_epochs (day, epoch) SELECT unnest($1::date[]), 1
 ON CONFLICT (day) DO UPDATE SET epoch = leaderboard_epochs.epoch + 1;

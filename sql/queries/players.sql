@@ -4,9 +4,11 @@ INSERT INTO players (id, name, time_zone, token_hash, created_at)
 VALUES ($1, $2, $3, $4, $5)
 RETURNING id, name, time_zone, created_at;
 
--- name: player_by_token
--- The player a bearer token belongs to (looked up by the token's hash).
-SELECT id, name, time_zone, created_at FROM players WHERE token_hash = $1;
+-- name: players_by_token
+-- The players bearer tokens belong to (looked up by the tokens' hashes), for a batch of
+-- requests at once.
+SELECT id, name, time_zone, created_at, token_hash FROM players
+WHERE token_hash = ANY($1::bytea[]);
 
 -- name: update_player
 -- Change a player's name and time zone (each kept when NULL is given and not cleared).

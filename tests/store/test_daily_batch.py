@@ -1,0 +1,152 @@
+"""Official runs stored several to a transaction answer exactly as one after another."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime, timedelta
+
+import asyncpg
+import msgspec
+import pytest
+
+from service.calendar import StreakRuns
+from service.rules.dice import daily_sequence_id
+from service.rules.ruleset import Rules
+from service.store import daily, players, sequences
+from service.store.cache import Cache
+from service.store.db import create_pool, migrate
+from service.store.ranks import Leaderboards, Rank
+from service.store.runs import Accepted, AlreadyPlayed
+from tests.conftest import REDIS_URL
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await create_pool(database_url)
+    async with pool.acquire() as connection:
+        await migrate(connection)
+    yield pool
+    await pool.close()
+
+
+@pytest.fixture(params=["redis", "no-redis"])
+async def leaderboards(
+    request: pytest.FixtureRequest, pool: asyncpg.Pool, redis_prefix: str
+) -> AsyncIterator[Leaderboards]:
+    cache = Cache.connect(REDIS_URL if request.param == "redis" else None, redis_prefix)
+    yield Leaderboards(pool, cache)
+    await cache.close()
+
+
+class Answer(msgspec.Struct, frozen=True):
+    """What a submission's 201 body is built from (the run id left out)."""
+
+    streak: StreakRuns
+    played: list[date]
+    rank: Rank
+
+
+def submission(player_id: uuid.UUID, day: date, score: int, variant: int = 0) -> daily.Submission:
+    run = daily.NewRun(
+        player_id=player_id,
+        day=day,
+        sequence_id=daily_sequence_id(day),
+        moves=[{"tiles": [score % 9 + 1], "dice": 2, "variant": variant}],
+        score=score,
+        shut=score == 0,
+        best_possible=0,
+        submitted_at=NOW,
+    )
+
+    def respond(_: uuid.UUID, streak: StreakRuns, played: set[date], rank: Rank) -> bytes:
+        return msgspec.json.encode(Answer(streak, sorted(played), rank))
+
+    return daily.Submission(run, respond)
+
+
+async def new_players(pool: asyncpg.Pool, count: int) -> list[uuid.UUID]:
+    return [(await players.create(pool, None, "UTC", NOW))[0].id for _ in range(count)]
+
+
+async def days_with_dice(pool: asyncpg.Pool, cache: Cache, *days: date) -> None:
+    for day in days:
+        await sequences.issue(pool, cache, b"secret", daily_sequence_id(day), Rules(), NOW)
+
+
+def fresh_days(count: int) -> list[date]:
+    """Consecutive dates no other test uses (the database lives for the whole session)."""
+    first = date(2031, 1, 1) + timedelta(days=secrets.randbelow(36500))
+    return [first + timedelta(days=n) for n in range(count)]
+
+
+def summary(outcome: daily.Outcome) -> object:
+    """What a submission answered, its dates left out."""
+    if isinstance(outcome, AlreadyPlayed):
+        return "already played", outcome.official.score
+    answer = msgspec.json.decode(outcome.body, type=Answer)
+    return outcome.created, answer.streak[:2], len(answer.played), answer.rank
+
+
+async def test_a_batch_answers_as_the_same_submissions_one_at_a_time(
+    pool: asyncpg.Pool, leaderboards: Leaderboards
+) -> None:
+    batch_day, _, one_by_one_day = fresh_days(3)
+    await days_with_dice(pool, leaderboards.cache, batch_day, one_by_one_day)
+    scores = [5, 5, 3, 9, 0, 5]
+
+    async def script(day: date) -> list[daily.Submission]:
+        ids = await new_players(pool, len(scores))
+        plan = [submission(player, day, score) for player, score in zip(ids, scores, strict=True)]
+        plan.insert(2, submission(ids[0], day, scores[0]))  # the identical run again
+        plan.append(submission(ids[1], day, 7, variant=1))  # another run of a played date
+        return plan
+
+    batched = await daily.submit_batch(pool, leaderboards, await script(batch_day))
+    one_by_one = [
+        (await daily.submit_batch(pool, leaderboards, [one]))[0]
+        for one in await script(one_by_one_day)
+    ]
+
+    assert [summary(o) for o in batched] == [summary(o) for o in one_by_one]
+    first, again = batched[0], batched[2]
+    assert isinstance(first, Accepted) and isinstance(again, Accepted)
+    assert (first.created, again.created, again.body) == (True, False, first.body)
+    refused = batched[-1]
+    assert isinstance(refused, AlreadyPlayed)
+    assert refused.official.score == scores[1]
+    ranks = [msgspec.json.decode(o.body)["rank"] for o in batched if isinstance(o, Accepted)]
+    # As it stood at each submission (the identical run again: the first answer).
+    assert [r["players"] for r in ranks] == [1, 2, 1, 3, 4, 5, 6]
+    assert [r["position"] for r in ranks] == [1, 1, 1, 1, 4, 1, 3]
+    stored = await pool.fetch(
+        "SELECT day, count(*) AS runs FROM daily_runs WHERE day = ANY($1) GROUP BY day",
+        [batch_day, one_by_one_day],
+    )
+    assert {r["day"]: r["runs"] for r in stored} == {batch_day: 6, one_by_one_day: 6}
+    assert await leaderboards.rank(batch_day, 5) == await leaderboards.rank(one_by_one_day, 5)
+
+
+async def test_two_dates_of_one_player_in_one_batch_make_one_streak(
+    pool: asyncpg.Pool, leaderboards: Leaderboards
+) -> None:
+    yesterday, today = fresh_days(2)
+    await days_with_dice(pool, leaderboards.cache, yesterday, today)
+    [player] = await new_players(pool, 1)
+    outcomes = await daily.submit_batch(
+        pool, leaderboards, [submission(player, yesterday, 4), submission(player, today, 6)]
+    )
+    answers = [
+        msgspec.json.decode(o.body, type=Answer) for o in outcomes if isinstance(o, Accepted)
+    ]
+    assert [a.streak for a in answers] == [
+        StreakRuns(1, 1, yesterday),
+        StreakRuns(2, 2, today),
+    ]
+    assert answers[1].played == [yesterday, today]
+    row = await pool.fetchrow("SELECT * FROM streaks WHERE player_id = $1", player)
+    assert row is not None
+    assert (row["latest_length"], row["best"], row["last_played"]) == (2, 2, today)
