@@ -19,7 +19,7 @@ from litestar.plugins.prometheus import PrometheusController
 from service import logs
 from service.api import problems
 from service.api.boxes import BoxesController, BoxRunSubmission, NewBox
-from service.api.daily import DailyController, RunSubmission
+from service.api.daily import DailyController, RunSubmission, daily_feed_middleware
 from service.api.deps import DEPENDENCIES, Services
 from service.api.game import AnalyzeRequest, GameController, HintRequest
 from service.api.ops import OpsController
@@ -149,7 +149,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ],
         dependencies=DEPENDENCIES,
         lifespan=[lifespan(settings, clock or SystemClock())],
-        middleware=[logs.observe_middleware, rate_limit_middleware],
+        middleware=[logs.observe_middleware, daily_feed_middleware, rate_limit_middleware],
         plugins=[problems.plugin()],
         exception_handlers={Exception: problems.internal_error},
         openapi_config=openapi_config(),

@@ -28,6 +28,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter, QueryParameter
 from litestar.response.base import ASGIResponse
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.api.deps import BEARER, Services, optional_player
 from service.api.idempotency import respond_once
@@ -54,6 +55,8 @@ from service.store.ranks import Rank
 from service.store.runs import AlreadyPlayed, StoredRun
 
 CACHE_CONTROL: Final = "public, max-age=86400"
+FEED_PREFIX: Final = "/v1/daily/"
+FEED_TEMPLATE: Final = "/v1/daily/{day:str}"
 FEED_DATES_KEPT: Final = 1000
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}
@@ -158,6 +161,37 @@ _encoder = msgspec.json.Encoder()
 _result_decoder = msgspec.json.Decoder(DailyRunResult)
 
 
+def feed_response(answer: tuple[bytes, str], scope: Scope) -> ASGIResponse:
+    """A date's encoded Daily Dice as they are (past response rendering), or 304 when
+    the client holds them already."""
+    body, etag = answer
+    headers = [("etag", etag), ("cache-control", CACHE_CONTROL)]
+    if any(k == b"if-none-match" and etag.encode() in v for k, v in scope["headers"]):
+        return ASGIResponse(body=b"", status_code=304, headers=headers)
+    return ASGIResponse(body=body, media_type="application/json", headers=headers)
+
+
+def daily_feed_middleware(app: ASGIApp) -> ASGIApp:
+    """``GET /v1/daily/{date}`` for a date this process has served before: answered
+    from its encoded copy, in front of routing (the hottest path of the service; the
+    dice of a date never change). Any other request, and the first for a date, goes
+    on to ``DailyController.daily``."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope["path"]
+        if scope.get("method") == "GET" and path.startswith(FEED_PREFIX):
+            day = _calendar_date(path[len(FEED_PREFIX) :])
+            services: Services | None = getattr(scope["app"].state, "services", None)
+            answer = services.daily_feed.get(day) if day and services else None
+            if answer and day and services and has_begun(day, services.clock.now()):
+                scope["path_template"] = FEED_TEMPLATE  # as routing would set it, for metrics
+                await feed_response(answer, scope)(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return middleware
+
+
 class DailyController(Controller):
     path = "/v1/daily"
     tags = ["Daily Dice"]
@@ -181,8 +215,8 @@ class DailyController(Controller):
         },
     )
     async def daily(self, request: Request[Any, Any, Any], day: DatePath) -> ASGIResponse:
-        # The hottest path of the service: the services come straight from the app state
-        # (what the dependency would hand over), without dependency resolution.
+        # The first request for a date in this process (``daily_feed_middleware`` answers
+        # the others): the services come straight from the app state.
         services: Services = request.app.state.services
         when = parse_date(day)
         now = services.clock.now()
@@ -194,12 +228,7 @@ class DailyController(Controller):
             if len(services.daily_feed) >= FEED_DATES_KEPT:
                 services.daily_feed.pop(next(iter(services.daily_feed)))
             services.daily_feed[when] = answer
-        body, etag = answer
-        headers = [("etag", etag), ("cache-control", CACHE_CONTROL)]
-        if any(k == b"if-none-match" and etag.encode() in v for k, v in request.scope["headers"]):
-            return ASGIResponse(body=b"", status_code=304, headers=headers)
-        # Encoded once per date: handed to the server as it is, past response rendering.
-        return ASGIResponse(body=body, media_type="application/json", headers=headers)
+        return feed_response(answer, request.scope)
 
     @post(
         "/{day:str}/runs",

@@ -37,6 +37,29 @@ async def test_etag_revalidation(client: httpx.AsyncClient) -> None:
     assert other.status_code == 200
 
 
+async def test_the_kept_copy_answers_as_the_handler_did(
+    client: httpx.AsyncClient, clock: FixedClock
+) -> None:
+    """The first request for a date goes through the handler; later ones are answered
+    from the process's copy in front of routing: the same answer, the same metrics."""
+
+    def seen(response: httpx.Response) -> tuple[int, bytes, dict[str, str]]:
+        headers = {k: v for k, v in response.headers.items() if k != "x-request-id"}
+        return response.status_code, response.content, headers
+
+    first = await client.get("/v1/daily/2026-11-19")
+    kept = await client.get("/v1/daily/2026-11-19")
+    assert seen(kept) == seen(first)
+    etag = {"If-None-Match": first.headers["etag"]}
+    assert seen(await client.get("/v1/daily/2026-11-18", headers=etag))[0] == 200
+    assert seen(await client.get("/v1/daily/2026-11-19", headers=etag))[:2] == (304, b"")
+    metrics = (await client.get("/metrics")).text
+    assert 'path="/v1/daily/{day:str}",status="200"' in metrics
+    assert 'path="unmatched"' not in metrics
+    clock.set(datetime(2026, 11, 5, tzinfo=UTC))  # the clock set back: not begun yet, 404
+    assert (await client.get("/v1/daily/2026-11-19")).status_code == 404
+
+
 @pytest.mark.parametrize(
     ("now", "day", "open_"),
     [
