@@ -43,6 +43,8 @@ class Hindsight:
         self.tables = tables
         self.dice = dice
         self._best: dict[tuple[OpenTiles, int], int] = {}
+        self._choice: dict[tuple[OpenTiles, int], tuple[int, OpenTiles | None]] = {}
+        self._lines: dict[OpenTiles, tuple[Move, ...]] = {}
 
     def best(self, s: OpenTiles, k: int) -> int:
         """The lowest final score reachable from position ``s`` at roll ``k``."""
@@ -65,6 +67,12 @@ class Hindsight:
 
     def choice(self, s: OpenTiles, k: int) -> tuple[int, OpenTiles | None]:
         """Dice and next position of a line that reaches ``best(s, k)`` (None: turn ends)."""
+        found = self._choice.get((s, k))
+        if found is None:
+            found = self._choice[(s, k)] = self._first_best(s, k)
+        return found
+
+    def _first_best(self, s: OpenTiles, k: int) -> tuple[int, OpenTiles | None]:
         target = self.best(s, k)
         for n in self.tables.dice_choices[s]:
             kids = self.tables.kids(s, self.dice[k], n)
@@ -74,6 +82,13 @@ class Hindsight:
                 if self.best(kid, k + 1) == target:
                     return n, kid
         raise AssertionError("best() and choice() disagree")
+
+    def best_line(self, start: OpenTiles) -> tuple[Move, ...]:
+        """``line(start)``, kept: the same for every run on the sequence."""
+        found = self._lines.get(start)
+        if found is None:
+            found = self._lines[start] = self.line(start)
+        return found
 
     def line(self, s: OpenTiles, k: int = 0) -> tuple[Move, ...]:
         """One line of moves from ``s`` at roll ``k`` that reaches the best score."""
@@ -196,7 +211,7 @@ def analyse(tables: Tables, run: Run) -> Analysis:
     best_possible = hindsight.best(start, 0)
     return Analysis(
         best_possible=best_possible,
-        best_line=hindsight.line(start),
+        best_line=hindsight.best_line(start),
         could_be_better=tuple(e.index for e in entries if e.hindsight_cost > 0),
         total_cost=run.score - best_possible,
         moves=tuple(entries),
