@@ -9,6 +9,8 @@ Everything runs in one go on loopback (127.0.0.1), one server at a time:
 - the ceiling: ``bare_app()`` below, one async JSON GET returning a small dict, served by
   granian exactly as ``shutbox serve`` serves the service (ASGI, same address, same
   number of workers, same backlog);
+- for reference, the same bare app's JSON POST, sent the analyze bodies: it decodes
+  the body and answers a small object, so its ratio is the most any POST can reach;
 - the service's ``GET /healthz``, for reference: its framework and middleware alone
   (health checks are exempt from rate limits);
 - ``GET /v1/daily/{date}``, a cache hit (warmed first), for an open date (default:
@@ -58,12 +60,12 @@ from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import asyncpg
 import msgspec
 import redis
-from litestar import Litestar, get
+from litestar import Litestar, get, post
 
 from service.api.schemas import move_out, rules_out
 from service.rules.dice import derive_dice
@@ -94,9 +96,16 @@ async def _bare_healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
+@post("/echo", status_code=200)
+async def _bare_post(data: dict[str, Any]) -> dict[str, int]:
+    return {"fields": len(data)}
+
+
 def bare_app() -> Litestar:
-    """The ceiling: Litestar with one JSON GET, nothing else (a granian factory)."""
-    return Litestar(route_handlers=[_bare_healthz], debug=False)
+    """The ceiling: Litestar with one JSON GET (a granian factory); and, for reference,
+    one JSON POST that decodes its body and answers a small object: what being a POST
+    with a body costs before any work is done."""
+    return Litestar(route_handlers=[_bare_healthz, _bare_post], debug=False)
 
 
 # Servers ------------------------------------------------------------------------------------
@@ -519,6 +528,9 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
     workers = str(args.workers)
     results: list[Measurement] = []
 
+    bodies = analyze_bodies(ANALYZE_BODIES)
+    bodies_path = scratch / "analyze.jsonl"
+    bodies_path.write_bytes(b"\n".join(bodies) + b"\n")
     port = free_port()
     bare = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory"]
     bare += ["--host", HOST, "--port", str(port), "--workers", workers]
@@ -527,10 +539,12 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
         progress(f"ceiling: bare Litestar on {server.url('/healthz')}")
         result = measure(server.url("/healthz"), load, args.warmup)
         results.append(Measurement("ceiling", "GET /healthz (bare Litestar, ceiling)", result))
+        script = [str(POST_BODIES_LUA), str(bodies_path)]
+        result = measure(server.url("/echo"), load, args.warmup, script)
+        results.append(
+            Measurement("bare_post", "POST /echo (bare Litestar, analyze bodies)", result)
+        )
 
-    bodies = analyze_bodies(ANALYZE_BODIES)
-    bodies_path = scratch / "analyze.jsonl"
-    bodies_path.write_bytes(b"\n".join(bodies) + b"\n")
     metrics_dir = scratch / "metrics"
     metrics_dir.mkdir()
     with throwaway_database(args.postgres) as db_url, redis_prefix(args.redis) as prefix:
