@@ -2,13 +2,18 @@
 accelerates the counts.
 
 The sorted set of a date is trusted only while its marker holds the date's current
-epoch (a row in PostgreSQL, 0 by default). The marker is written after a full
-rebuild from PostgreSQL; a process that commits a run but cannot add it to Redis
-bumps the epoch, so every process rebuilds before trusting the set again. Set and
-marker expire after ten minutes, so even a process that dies between its commit
-and its Redis write leaves drift for ten minutes at most. Rebuilds only add, never
-delete, so a rebuild racing a new run loses nothing. Without Redis the counts come
-from PostgreSQL; the answers are the same either way.
+epoch (a row in PostgreSQL, 0 by default). A process that commits a run but cannot
+add it to Redis bumps the epoch, so no process trusts the set as it is. Set and
+marker expire after ten minutes, so even a process that dies between its commit and
+its Redis write leaves drift for ten minutes at most.
+
+A missing or stale marker is checked before the set is rebuilt: members are only
+ever added, and only after their run is committed, so a set holds every run of the
+date exactly when it has as many members as PostgreSQL has runs, counted after the
+set (runs committed meanwhile only make PostgreSQL's count larger). Then the marker
+is written again; otherwise the set is rebuilt from PostgreSQL. Rebuilds only add,
+never delete, so a rebuild racing a new run loses nothing. Without Redis the counts
+come from PostgreSQL; the answers are the same either way.
 """
 
 from __future__ import annotations
@@ -132,6 +137,14 @@ class Leaderboards:
         if await self.cache.call(add) is None:
             await (database or self.pool).execute(QUERIES.bump_leaderboard_epochs, list(by_day))
 
+    async def _mark_built(self, redis: Redis, day: date, epoch: int) -> None:
+        """The set of ``day`` holds every run as of ``epoch``: trust it for a while."""
+        board, built_at = self._keys(day)
+        async with redis.pipeline(transaction=True) as pipe:
+            pipe.expire(board, TTL_SECONDS + 60)
+            pipe.set(built_at, str(epoch), ex=TTL_SECONDS)
+            await pipe.execute()
+
     async def _redis_counts(
         self, redis: Redis, database: Database, day: date, scores: Collection[int], epoch: int
     ) -> dict[int, Counts]:
@@ -146,19 +159,20 @@ class Leaderboards:
                 pipe.zcount(board, "-inf", f"({score}")
                 pipe.zcount(board, f"({score}", "+inf")
             built, players, *around = await pipe.execute()
+        counts = {
+            score: (around[2 * i], around[2 * i + 1], players) for i, score in enumerate(ordered)
+        }
         if built is not None and int(built) == epoch:
-            return {
-                score: (around[2 * i], around[2 * i + 1], players)
-                for i, score in enumerate(ordered)
-            }
+            return counts
+        # Counted after the set was read: equal means the set misses no run.
+        if players == await database.fetchval(QUERIES.day_run_count, day):
+            await self._mark_built(redis, day, epoch)
+            return counts
         rows = await database.fetch(QUERIES.day_scores, day)
         for start in range(0, len(rows), _CHUNK):
             chunk = rows[start : start + _CHUNK]
             await redis.zadd(board, {str(r["player_id"]): r["score"] for r in chunk})
-        async with redis.pipeline(transaction=True) as pipe:
-            pipe.expire(board, TTL_SECONDS + 60)
-            pipe.set(built_at, str(epoch), ex=TTL_SECONDS)
-            await pipe.execute()
+        await self._mark_built(redis, day, epoch)
         histogram: dict[int, int] = {}
         for row in rows:
             histogram[row["score"]] = histogram.get(row["score"], 0) + 1

@@ -50,6 +50,10 @@ SELECT s.latest_length, s.best, s.last_played,
        EXISTS (SELECT 1 FROM daily_runs r WHERE r.player_id = $1 AND r.day = $2) AS played_day
 FROM streaks s WHERE s.player_id = $1;
 
+-- name: day_run_count
+-- How many official runs a date has: whether its Redis set misses any.
+SELECT count(*) FROM daily_runs WHERE day = $1;
+
 -- name: day_scores
 -- Every (player, score) of a date: rebuilds the Redis leaderboard.
 SELECT player_id, score FROM daily_runs WHERE day = $1;

@@ -16,7 +16,7 @@ from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Rules
 from service.store import daily, players, sequences
 from service.store.cache import Cache
-from service.store.db import create_pool, migrate
+from service.store.db import QUERIES, create_pool, migrate
 from service.store.ranks import Leaderboards, Rank
 from service.store.runs import Accepted, AlreadyPlayed
 from tests.conftest import REDIS_URL
@@ -150,3 +150,58 @@ async def test_two_dates_of_one_player_in_one_batch_make_one_streak(
     row = await pool.fetchrow("SELECT * FROM streaks WHERE player_id = $1", player)
     assert row is not None
     assert (row["latest_length"], row["best"], row["last_played"]) == (2, 2, today)
+
+
+class Recording:
+    """The pool, with the named queries it was sent written down."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+        self.sent: list[str] = []
+
+    def _note(self, sql: str) -> None:
+        self.sent += [name for name in QUERIES.names() if getattr(QUERIES, name) == sql]
+
+    async def fetch(self, sql: str, *args: object) -> list[asyncpg.Record]:
+        self._note(sql)
+        return list(await self.pool.fetch(sql, *args))
+
+    async def fetchval(self, sql: str, *args: object) -> object:
+        self._note(sql)
+        return await self.pool.fetchval(sql, *args)
+
+
+async def test_a_set_outliving_its_marker_is_checked_and_rebuilt_only_when_short(
+    pool: asyncpg.Pool, redis_prefix: str
+) -> None:
+    cache = Cache.connect(REDIS_URL, f"{redis_prefix}{secrets.token_hex(4)}:")
+    leaderboards = Leaderboards(pool, cache)
+    [day] = fresh_days(1)
+    await days_with_dice(pool, cache, day)
+    ids = await new_players(pool, 3)
+    batch = [submission(player, day, score) for player, score in zip(ids, [3, 5, 8])]
+    await daily.submit_batch(pool, leaderboards, batch)
+    redis, (board, marker) = cache.redis, leaderboards._keys(day)
+    assert redis is not None
+    expected = {3: (0, 2, 3), 5: (1, 1, 3), 8: (2, 0, 3)}
+
+    async def counts() -> tuple[dict[int, tuple[int, int, int]], list[str]]:
+        recording = Recording(pool)
+        found = await leaderboards.counts_of(day, [3, 5, 8], recording)  # type: ignore[arg-type]
+        return {score: found.of(score) for score in (3, 5, 8)}, recording.sent
+
+    try:
+        # The marker expired, the set is whole: counted, trusted again, not rebuilt.
+        await redis.delete(marker)
+        assert await counts() == (expected, ["leaderboard_epoch", "day_run_count"])
+        assert await redis.get(marker) is not None
+        # A process died between its commit and its Redis write: the set is short.
+        await redis.zrem(board, str(ids[1]))
+        await redis.delete(marker)
+        found, sent = await counts()
+        assert found == expected and "day_scores" in sent
+        assert await redis.zscore(board, str(ids[1])) == 5
+        assert await counts() == (expected, ["leaderboard_epoch"])  # trusted from now on
+    finally:
+        await redis.delete(board, marker)
+        await cache.close()
