@@ -10,7 +10,8 @@ Everything runs in one go on loopback (127.0.0.1), one server at a time:
   granian exactly as ``shutbox serve`` serves the service (ASGI, same address, same
   number of workers, same backlog);
 - for reference, the same bare app's JSON POST, sent the analyze bodies: it decodes
-  the body and answers a small object, so its ratio is the most any POST can reach;
+  the body and answers a small object, so its ratio is the most any POST can reach
+  (the POST rows also show their ratio to it, in the column "x POST");
 - the service's ``GET /healthz``, for reference: its framework and middleware alone
   (health checks are exempt from rate limits);
 - ``GET /v1/daily/{date}``, a cache hit (warmed first), for an open date (default:
@@ -441,6 +442,7 @@ class Row:
     requests_per_sec: float
     p99_ms: float
     ratio: float | None  # None for a paced run: its rate is the one it was given
+    post_ratio: float | None  # a POST's requests per second to the bare POST's
     target: float | None
     met: bool | None
     non_2xx: int
@@ -595,14 +597,20 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
     return results
 
 
+POSTS: Final = ("analyze", "daily_run")
+
+
 def rows_of(results: list[Measurement]) -> list[Row]:
     ceiling = results[0].result.requests_per_sec
+    bare_post = next(m.result.requests_per_sec for m in results if m.key == "bare_post")
     rows = []
     for measured in results:
         result = measured.result
-        ratio = None
+        ratio = post_ratio = None
         if measured.paced_at is None:
             ratio = result.requests_per_sec / ceiling if ceiling else 0.0
+        if measured.key in POSTS and bare_post:
+            post_ratio = result.requests_per_sec / bare_post
         target = TARGETS.get(measured.key)
         rows.append(
             Row(
@@ -612,6 +620,7 @@ def rows_of(results: list[Measurement]) -> list[Row]:
                 requests_per_sec=result.requests_per_sec,
                 p99_ms=result.p99_ms,
                 ratio=ratio,
+                post_ratio=post_ratio,
                 target=target,
                 met=None if target is None or ratio is None else ratio >= target,
                 non_2xx=result.non_2xx,
@@ -631,7 +640,7 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
     width = max(42, *(len(row.endpoint) for row in rows))
     print(
         f"{'endpoint':{width}} {'req/s':>9} {'p99 ms':>8} {'x ceiling':>9} {'target':>10}"
-        f" {'non-2xx':>8} {'sock err':>8}"
+        f" {'x POST':>7} {'non-2xx':>8} {'sock err':>8}"
     )
     for row in rows:
         if row.target is None:
@@ -639,9 +648,10 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
         else:
             target = f">={row.target:.1f} " + ("ok" if row.met else "MISS")
         ratio = "" if row.ratio is None else f"{row.ratio:.3f}"
+        post_ratio = "" if row.post_ratio is None else f"{row.post_ratio:.3f}"
         print(
             f"{row.endpoint:{width}} {row.requests_per_sec:9.0f} {row.p99_ms:8.2f} {ratio:>9}"
-            f" {target:>10} {row.non_2xx:8d} {row.socket_errors:8d}"
+            f" {target:>10} {post_ratio:>7} {row.non_2xx:8d} {row.socket_errors:8d}"
         )
     runs = [row for row in rows if row.new_players is not None]
     if runs:
