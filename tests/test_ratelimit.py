@@ -152,6 +152,7 @@ async def test_requests_sharing_one_redis_call_are_taken_in_order_as_in_a_proces
     limiter = RateLimiter(cache, None, None, [])
     try:
         shared = await limiter._take_shared(requests)
+        assert cache.usable  # decided by the script, not by the fallback to this process
     finally:
         await cache.close()
     local = LocalBuckets()

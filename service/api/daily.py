@@ -56,7 +56,6 @@ from service.store.runs import AlreadyPlayed, StoredRun
 
 CACHE_CONTROL: Final = "public, max-age=86400"
 FEED_PREFIX: Final = "/v1/daily/"
-FEED_TEMPLATE: Final = "/v1/daily/{day:str}"
 FEED_DATES_KEPT: Final = 1000
 _ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}
@@ -173,9 +172,10 @@ def feed_response(answer: tuple[bytes, str], scope: Scope) -> ASGIResponse:
 
 def daily_feed_middleware(app: ASGIApp) -> ASGIApp:
     """``GET /v1/daily/{date}`` for a date this process has served before: answered
-    from its encoded copy, in front of routing (the hottest path of the service; the
-    dice of a date never change). Any other request, and the first for a date, goes
-    on to ``DailyController.daily``."""
+    from its encoded copy before the handler (no parameters parsed, no dependencies
+    resolved: the hottest path of the service, and the dice of a date never change).
+    Any other request, and the first for a date, goes on to ``DailyController.daily``.
+    (Litestar runs app middleware after routing: the route template is set already.)"""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         path: str = scope["path"]
@@ -184,7 +184,6 @@ def daily_feed_middleware(app: ASGIApp) -> ASGIApp:
             services: Services | None = getattr(scope["app"].state, "services", None)
             answer = services.daily_feed.get(day) if day and services else None
             if answer and day and services and has_begun(day, services.clock.now()):
-                scope["path_template"] = FEED_TEMPLATE  # as routing would set it, for metrics
                 await feed_response(answer, scope)(scope, receive, send)
                 return
         await app(scope, receive, send)
@@ -254,6 +253,7 @@ class DailyController(Controller):
         day: DatePath,
     ) -> Response[DailyRunResult]:
         when = parse_date(day)
+        to_rank: list[tuple[date, UUID, int]] = []
 
         async def produce(database: Database) -> tuple[int, bytes]:
             now = services.clock.now()
@@ -303,12 +303,11 @@ class DailyController(Controller):
             try:
                 if isinstance(database, asyncpg.Pool):
                     # Shares its transaction with the submissions in flight in this process.
-                    outcome = await services.daily_runs(submission)
-                    if isinstance(outcome, AlreadyPlayed):
-                        raise outcome
-                    accepted = outcome
+                    accepted = await services.daily_runs(submission)
                 else:
                     accepted = await daily.submit(database, services.leaderboards, submission)
+                    if accepted.created:
+                        to_rank.append((new_run.day, new_run.player_id, new_run.score))
             except AlreadyPlayed as played:
                 raise problem(
                     409, "already-played",
@@ -319,7 +318,11 @@ class DailyController(Controller):
                 ) from None  # fmt: skip
             return (201 if accepted.created else 200), accepted.body
 
-        return await respond_once(request, services, f"player:{player.id}", produce)  # type: ignore[return-value]
+        response = await respond_once(request, services, f"player:{player.id}", produce)
+        # A run stored in an Idempotency-Key's transaction joins the Redis leaderboard
+        # once that transaction has committed, in respond_once.
+        await services.leaderboards.record_all(to_rank)
+        return response  # type: ignore[return-value]
 
     @get(
         "/{day:str}/runs/me",

@@ -18,6 +18,7 @@ from service.store.batch import Batcher
 from service.store.cache import Cache
 from service.store.players import PlayerRow
 from service.store.ranks import Leaderboards
+from service.store.runs import Accepted
 
 
 class Services:
@@ -42,7 +43,7 @@ class Services:
         self.players_by_token: Batcher[bytes, PlayerRow | None] = Batcher(
             lambda hashes: players.by_token_hashes(pool, hashes)
         )
-        self.daily_runs: Batcher[daily.Submission, daily.Outcome] = Batcher(
+        self.daily_runs: Batcher[daily.Submission, Accepted] = Batcher(
             lambda submissions: daily.submit_batch(pool, leaderboards, submissions)
         )
 

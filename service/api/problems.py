@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from typing import Any, Final
 
-import asyncpg
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
@@ -20,6 +19,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from service.rules.dice import InvalidDice
 from service.rules.errors import IllegalRun
 from service.rules.ruleset import tiles_of
+from service.store.db import UNAVAILABLE
 
 log = logging.getLogger("shutbox.errors")
 
@@ -119,13 +119,7 @@ def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[
     ).to_response(request)
 
 
-DATABASE_ERRORS: Final = (
-    asyncpg.PostgresConnectionError,  # the connection failed or is gone
-    asyncpg.exceptions.OperatorInterventionError,  # shutting down, cannot connect now
-    asyncpg.TooManyConnectionsError,
-    asyncpg.InterfaceError,  # e.g. a pool connection closed under us
-    OSError,  # refused, unreachable, socket gone, timed out
-)
+DATABASE_ERRORS: Final = UNAVAILABLE
 
 
 def plugin() -> ProblemDetailsPlugin:

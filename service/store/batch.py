@@ -38,11 +38,12 @@ class Batcher(Generic[In, Out]):
     async def __call__(self, item: In) -> Out:
         future: asyncio.Future[Out] = asyncio.get_running_loop().create_future()
         self._queue.append((item, future))
-        if self._drain_task is None:
+        if self._drain_task is None or self._drain_task.done():
             self._drain_task = asyncio.create_task(self._drain())
         return await future
 
     async def _drain(self) -> None:
+        batch: list[tuple[In, asyncio.Future[Out]]] = []
         try:
             while self._queue:
                 batch = self._queue[: self.max_batch]
@@ -62,8 +63,9 @@ class Batcher(Generic[In, Out]):
                         future.set_result(answer)
         finally:
             self._drain_task = None
-            # Cancelled with calls still queued: fail them rather than leave them waiting.
-            for _, future in self._queue:
+            # Cancelled (at shutdown) mid-batch or with calls queued: fail them rather
+            # than leave them waiting.
+            for _, future in [*batch, *self._queue]:
                 if not future.done():
                     future.set_exception(RuntimeError("the batcher stopped"))
             self._queue.clear()

@@ -11,7 +11,7 @@ import asyncpg
 import msgspec
 
 from service.calendar import StreakRuns, streak_runs
-from service.store.db import QUERIES, Connection
+from service.store.db import QUERIES, UNAVAILABLE, Connection
 from service.store.ranks import Leaderboards, Rank, rank_from
 from service.store.runs import (
     Accepted,
@@ -59,16 +59,47 @@ Outcome = Accepted | AlreadyPlayed
 
 async def submit_batch(
     pool: asyncpg.Pool, leaderboards: Leaderboards, submissions: list[Submission]
-) -> list[Outcome]:
-    """``submit_all`` on a connection of its own (what the request batcher calls)."""
+) -> list[Accepted | Exception]:
+    """``submit_all`` on a connection of its own (what the request batcher calls), then
+    the new runs into the Redis leaderboards. A batch that fails for another reason
+    than an unreachable database is tried again one submission at a time, so that a
+    submission that cannot be stored fails alone."""
     async with pool.acquire() as connection:
-        return await submit_all(connection, leaderboards, submissions)
+        outcomes: list[Accepted | Exception]
+        try:
+            outcomes = list(await submit_all(connection, leaderboards, submissions))
+        except UNAVAILABLE:
+            raise
+        except Exception:
+            if len(submissions) == 1:
+                raise
+            outcomes = [await _alone(connection, leaderboards, one) for one in submissions]
+    await leaderboards.record_all(
+        [
+            (one.run.day, one.run.player_id, one.run.score)
+            for one, outcome in zip(submissions, outcomes)
+            if isinstance(outcome, Accepted) and outcome.created
+        ]
+    )
+    return outcomes
+
+
+async def _alone(
+    connection: Connection, leaderboards: Leaderboards, submission: Submission
+) -> Accepted | Exception:
+    try:
+        [outcome] = await submit_all(connection, leaderboards, [submission])
+    except Exception as error:
+        return error
+    return outcome
 
 
 async def submit(
     connection: Connection, leaderboards: Leaderboards, submission: Submission
 ) -> Accepted:
-    """One submission on the caller's connection (and in its transaction, if any)."""
+    """One submission on the caller's connection, in its transaction: the caller adds
+    a created run to the Redis leaderboard once that transaction has committed (a
+    member for a run rolled back would throw the leaderboard's counts off)."""
     [outcome] = await submit_all(connection, leaderboards, [submission])
     if isinstance(outcome, AlreadyPlayed):
         raise outcome
@@ -79,7 +110,7 @@ async def submit_all(
     connection: Connection, leaderboards: Leaderboards, submissions: list[Submission]
 ) -> list[Outcome]:
     """Store each run as its player's official run of its date, unless one is stored,
-    in one transaction, in order.
+    in one transaction, in order (the Redis leaderboards are the caller's to update).
 
     For each: ``Accepted`` (created, or the stored body for the identical run again),
     or ``AlreadyPlayed`` for another run of a played date.
@@ -129,9 +160,6 @@ async def submit_all(
             outcomes.append(Accepted(created=True, body=body))
         if created:
             await _insert(connection, created)
-    await leaderboards.record_all(
-        [(row.run.day, row.run.player_id, row.run.score) for row in created], connection
-    )
     return outcomes
 
 

@@ -21,6 +21,15 @@ Connection: TypeAlias = asyncpg.Connection | PoolConnectionProxy
 Database: TypeAlias = asyncpg.Pool | Connection
 """Where a query can run: the pool, or a connection (inside a transaction, say)."""
 
+UNAVAILABLE: Final = (
+    asyncpg.PostgresConnectionError,  # the connection failed or is gone
+    asyncpg.exceptions.OperatorInterventionError,  # shutting down, cannot connect now
+    asyncpg.TooManyConnectionsError,
+    asyncpg.InterfaceError,  # e.g. a pool connection closed under us
+    OSError,  # refused, unreachable, socket gone, timed out
+)
+"""The errors of a database that cannot be reached now (a 503, not a bug)."""
+
 
 @asynccontextmanager
 async def connection_of(database: Database) -> AsyncIterator[Connection]:

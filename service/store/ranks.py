@@ -18,6 +18,7 @@ come from PostgreSQL; the answers are the same either way.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Collection
 from datetime import date
@@ -29,6 +30,8 @@ from redis.asyncio import Redis
 
 from service.store.cache import Cache
 from service.store.db import QUERIES, Connection, Database
+
+log = logging.getLogger("shutbox.ranks")
 
 TTL_SECONDS: Final = 600
 _CHUNK: Final = 1000
@@ -115,12 +118,11 @@ class Leaderboards:
         """The rank of a stored run of ``day`` with this score, as it stands now."""
         return rank_from(*(await self.counts_of(day, (score,))).of(score))
 
-    async def record_all(
-        self, runs: list[tuple[date, uuid.UUID, int]], database: Database | None = None
-    ) -> None:
+    async def record_all(self, runs: list[tuple[date, uuid.UUID, int]]) -> None:
         """Add runs just committed to PostgreSQL, (date, player, score) each, to the Redis
-        sets of their dates; when that fails, bump those dates' epochs so that no
-        process trusts their sets as they are."""
+        sets of their dates (never before the commit: a member whose run was rolled
+        back would hide a missing one from the check above); when that fails, bump
+        those dates' epochs so that no process trusts their sets as they are."""
         if self.cache.redis is None or not runs:
             return
         by_day: dict[date, dict[str, int]] = {}
@@ -135,7 +137,13 @@ class Leaderboards:
             return True
 
         if await self.cache.call(add) is None:
-            await (database or self.pool).execute(QUERIES.bump_leaderboard_epochs, list(by_day))
+            try:
+                # In date order: two processes bumping the same dates never deadlock.
+                await self.pool.execute(QUERIES.bump_leaderboard_epochs, sorted(by_day))
+            except Exception:
+                # The runs are stored; the check finds the sets short when their
+                # markers expire, and rebuilds them then.
+                log.warning("could not bump leaderboard epochs", exc_info=True)
 
     async def _mark_built(self, redis: Redis, day: date, epoch: int) -> None:
         """The set of ``day`` holds every run as of ``epoch``: trust it for a while."""
@@ -152,7 +160,7 @@ class Leaderboards:
         # one from the pool there could wait forever on a pool its peers have drained.
         board, built_at = self._keys(day)
         ordered = list(scores)
-        async with redis.pipeline(transaction=False) as pipe:
+        async with redis.pipeline(transaction=True) as pipe:  # one moment's counts
             pipe.get(built_at)
             pipe.zcard(board)
             for score in ordered:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 import asyncpg
 import httpx
@@ -38,24 +38,42 @@ async def test_etag_revalidation(client: httpx.AsyncClient) -> None:
 
 
 async def test_the_kept_copy_answers_as_the_handler_did(
-    client: httpx.AsyncClient, clock: FixedClock
+    client: httpx.AsyncClient, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first request for a date goes through the handler; later ones are answered
-    from the process's copy in front of routing: the same answer, the same metrics."""
+    from the process's copy before it: the same answer, the same metrics."""
+    from service.api import daily
+
+    handled: list[str] = []
+
+    def parse_date(text: str) -> date:  # what the handler calls first
+        handled.append(text)
+        return real_parse_date(text)
+
+    real_parse_date = daily.parse_date
+    monkeypatch.setattr(daily, "parse_date", parse_date)
 
     def seen(response: httpx.Response) -> tuple[int, bytes, dict[str, str]]:
         headers = {k: v for k, v in response.headers.items() if k != "x-request-id"}
         return response.status_code, response.content, headers
 
+    async def counted() -> float:
+        """Answers with 200 counted under the route (the registry is the process's)."""
+        metrics = (await client.get("/metrics")).text
+        line = 'shutbox_requests_total{method="GET",path="/v1/daily/{day}",status="200"} '
+        found = [float(row[len(line) :]) for row in metrics.splitlines() if row.startswith(line)]
+        return found[0] if found else 0.0
+
+    before = await counted()
     first = await client.get("/v1/daily/2026-11-19")
     kept = await client.get("/v1/daily/2026-11-19")
     assert seen(kept) == seen(first)
+    assert handled == ["2026-11-19"]  # the second was answered from the copy
     etag = {"If-None-Match": first.headers["etag"]}
     assert seen(await client.get("/v1/daily/2026-11-18", headers=etag))[0] == 200
     assert seen(await client.get("/v1/daily/2026-11-19", headers=etag))[:2] == (304, b"")
-    metrics = (await client.get("/metrics")).text
-    assert 'path="/v1/daily/{day:str}",status="200"' in metrics
-    assert 'path="unmatched"' not in metrics
+    # Every answer counted under the route, the handler's and the copy's alike.
+    assert await counted() - before == 3
     clock.set(datetime(2026, 11, 5, tzinfo=UTC))  # the clock set back: not begun yet, 404
     assert (await client.get("/v1/daily/2026-11-19")).status_code == 404
 

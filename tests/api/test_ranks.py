@@ -80,3 +80,29 @@ async def test_ranks_agree_across_every_redis_state(settings: Settings, redis_pr
     async with app_with(settings, REDIS_URL) as client:
         assert await standings(client, [*players, late]) == without_redis
     assert without_redis[-1]["players"] == with_redis[-1]["players"] + 1
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_a_run_stored_under_an_idempotency_key_joins_the_redis_leaderboard(
+    settings: Settings, redis_prefix: str
+) -> None:
+    import redis.asyncio
+
+    day = "2026-11-24"  # a date of this test alone (open in UTC until 00:15 on the 25th)
+    clock = FixedClock(datetime(2026, 11, 25, 0, 5, tzinfo=UTC))
+    async with AsyncTestClient(create_app(settings, clock)) as client:
+        dice = await daily_dice(client, day)
+        moves = next(iter(run_with_score(dice, set(range(46))).items()))
+        player = await new_player(client)
+        headers = {**auth(player), "Idempotency-Key": "keyed-run"}
+        for expected in (201, 201):  # the key's answer again
+            response = await client.post(
+                f"/v1/daily/{day}/runs", json={"moves": moves[1]}, headers=headers
+            )
+            assert response.status_code == expected
+    board = f"{redis_prefix}leaderboard:{day}"
+    client_redis = redis.asyncio.Redis.from_url(REDIS_URL)
+    try:
+        assert await client_redis.zscore(board, player["id"]) == moves[0]
+    finally:
+        await client_redis.aclose()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from service.store.batch import Batcher
 
 
@@ -85,3 +87,30 @@ async def test_a_cancelled_caller_leaves_the_others_their_answers() -> None:
     assert await first == 1
     assert await third == 3
     assert second.cancelled()
+
+
+async def test_callers_of_a_stopped_batcher_fail_instead_of_waiting_and_it_starts_again() -> None:
+    started = asyncio.Event()
+
+    async def hang(items: list[int]) -> list[int | Exception]:
+        started.set()
+        await asyncio.Event().wait()
+        return items
+
+    batcher = Batcher(hang)
+    in_flight = asyncio.create_task(batcher(1))
+    await started.wait()
+    queued = asyncio.create_task(batcher(2))
+    await asyncio.sleep(0)
+    drain = batcher._drain_task
+    assert drain is not None
+    drain.cancel()  # as at shutdown
+    for caller in (in_flight, queued):
+        with pytest.raises(RuntimeError, match="the batcher stopped"):
+            await caller
+
+    async def echo(items: list[int]) -> list[int | Exception]:
+        return items
+
+    batcher._handle = echo
+    assert await batcher(3) == 3

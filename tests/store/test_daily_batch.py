@@ -205,3 +205,23 @@ async def test_a_set_outliving_its_marker_is_checked_and_rebuilt_only_when_short
     finally:
         await redis.delete(board, marker)
         await cache.close()
+
+
+async def test_a_submission_that_cannot_be_stored_fails_alone(
+    pool: asyncpg.Pool, leaderboards: Leaderboards
+) -> None:
+    [day] = fresh_days(1)
+    await days_with_dice(pool, leaderboards.cache, day)
+    ids = await new_players(pool, 3)
+    batch = [submission(player, day, score) for player, score in zip(ids, [4, 6, 8])]
+    orphan = batch[1].run
+    # Dice never issued: the foreign key refuses the run, and with it the batch's statement.
+    batch[1] = daily.Submission(
+        msgspec.structs.replace(orphan, sequence_id="daily/never-issued"), batch[1].respond
+    )
+    outcomes = await daily.submit_batch(pool, leaderboards, batch)
+    assert isinstance(outcomes[1], asyncpg.ForeignKeyViolationError)
+    assert [type(outcomes[0]), type(outcomes[2])] == [Accepted, Accepted]
+    stored = await pool.fetch("SELECT player_id FROM daily_runs WHERE day = $1", day)
+    assert {r["player_id"] for r in stored} == {ids[0], ids[2]}
+    assert (await leaderboards.rank(day, 8)).players == 2
