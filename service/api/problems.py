@@ -119,16 +119,13 @@ def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[
     ).to_response(request)
 
 
-DATABASE_ERRORS: Final = UNAVAILABLE
-
-
 def plugin() -> ProblemDetailsPlugin:
     mapping: dict[type[Exception], Any] = {
         HTTPException: from_http_exception,
         IllegalRun: from_illegal_run,
         InvalidDice: from_invalid_dice,
     }
-    for error in DATABASE_ERRORS:
+    for error in UNAVAILABLE:
         mapping[error] = from_database_error
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
 

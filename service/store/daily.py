@@ -35,10 +35,6 @@ class NewRun(msgspec.Struct, frozen=True):
     best_possible: int
     submitted_at: datetime
 
-    @property
-    def moves_digest(self) -> bytes:
-        return moves_digest(self.moves)
-
 
 async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> StoredRun | None:
     row = await pool.fetchrow(QUERIES.daily_run, player_id, day)
@@ -142,7 +138,7 @@ async def submit_all(
         }
         for submission, run in zip(submissions, runs):
             key = (run.player_id, run.day)
-            digest = run.moves_digest
+            digest = moves_digest(run.moves)
             earlier = stored.get(key)
             if earlier is not None:
                 outcomes.append(_again(earlier, digest))
