@@ -560,6 +560,7 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
                 # wrk is one client address: limited at the production rate it would get 429s.
                 "SHUTBOX_RATE_LIMIT_ADDRESS": args.rate_limit,
                 "SHUTBOX_RATE_LIMIT_TOKEN": args.rate_limit,
+                "SHUTBOX_RATE_LIMIT_ACCOUNTS": args.rate_limit,
                 # What `shutbox serve` would make with several workers, but removed by us.
                 "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
             }

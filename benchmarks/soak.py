@@ -224,6 +224,7 @@ def main() -> int:
         "SHUTBOX_SECRET": secrets.token_urlsafe(16),
         "SHUTBOX_LOG_LEVEL": "WARNING",
         "SHUTBOX_RATE_LIMIT_ADDRESS": "off",  # one client address, by design of the soak
+        "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
         "SHUTBOX_RATE_LIMIT_TOKEN": "600/m",
     }
     server = subprocess.Popen(

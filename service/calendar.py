@@ -23,18 +23,30 @@ def local_today(now: datetime, time_zone: str) -> date:
     return now.astimezone(ZoneInfo(time_zone)).date()
 
 
-def open_dates(now: datetime, time_zone: str) -> tuple[date, ...]:
+def open_dates(
+    now: datetime, time_zone: str, closed_before: date | None = None
+) -> tuple[date, ...]:
     """The dates a player may play now: today in their time zone, and yesterday during
-    the first 15 minutes after local midnight.
+    the first 15 minutes after local midnight; never a date before ``closed_before``
+    (dates that closed for the player before a change of time zone stay closed).
 
     >>> oslo = datetime(2026, 3, 29, 22, 10, tzinfo=UTC)  # 00:10 on the 30th in Oslo
     >>> open_dates(oslo, "Europe/Oslo")
     (datetime.date(2026, 3, 30), datetime.date(2026, 3, 29))
+    >>> open_dates(oslo, "Europe/Oslo", closed_before=date(2026, 3, 30))
+    (datetime.date(2026, 3, 30),)
+
+    Moving west never reopens a date (the new today is kept open: time only moves on):
+
+    >>> open_dates(oslo, "America/New_York", closed_before=date(2026, 3, 30))
+    (datetime.date(2026, 3, 30),)
     """
     zone = ZoneInfo(time_zone)
     today = now.astimezone(zone).date()
+    if closed_before is not None and today < closed_before:
+        return (closed_before,)
     midnight = datetime.combine(today, time(0), tzinfo=zone)
-    if now - midnight < GRACE:
+    if now - midnight < GRACE and (closed_before is None or today - timedelta(1) >= closed_before):
         return today, today - timedelta(days=1)
     return (today,)
 

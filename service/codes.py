@@ -1,9 +1,10 @@
-"""Friend Box codes that people type on phones.
+"""Codes that people type on phones: Friend Box codes and account transfer codes.
 
-Crockford's base32 alphabet (``0-9 A-Z`` without I, L, O, U): 8 symbols carry 40
-random bits, a 9th is a check symbol from the same alphabet, shown as
-``XXXX-XXXXX``. Codes are read case-insensitively, ignoring spaces and hyphens,
-with O read as 0 and I or L as 1.
+Crockford's base32 alphabet (``0-9 A-Z`` without I, L, O, U). A box code is 8
+symbols (40 random bits) and a check symbol from the same alphabet, shown as
+``XXXX-XXXXX``; a transfer code is 12 symbols (60 random bits) and a check symbol,
+shown as ``XXXX-XXXX-XXXXX``. Codes are read case-insensitively, ignoring spaces
+and hyphens, with O read as 0 and I or L as 1.
 
 The check: symbols are elements of GF(32) (polynomial x^5 + x^2 + 1), and a code is
 valid when ``sum(w[i] * s[i]) == 0`` with the distinct nonzero weights
@@ -15,7 +16,8 @@ field has no zero divisors:
   and both factors are nonzero because the weights are distinct.
 
 So every single mistyped symbol and every swap of two adjacent different symbols
-is caught (the tests check it exhaustively over the alphabet).
+is caught, in a code of any length up to 31 symbols (the tests check it
+exhaustively over the alphabet).
 
 >>> code = with_check("7M3QK2ZD")
 >>> display(code), parse("7m3q k2zd" + code[-1].lower()) == code
@@ -30,6 +32,8 @@ from typing import Final
 ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 DATA_SYMBOLS: Final = 8
 LENGTH: Final = DATA_SYMBOLS + 1
+TRANSFER_DATA_SYMBOLS: Final = 12
+TRANSFER_LENGTH: Final = TRANSFER_DATA_SYMBOLS + 1
 _VALUE: Final = {symbol: value for value, symbol in enumerate(ALPHABET)}
 _READ_AS: Final = {"O": "0", "I": "1", "L": "1"}
 _POLY: Final = 0b100101  # x^5 + x^2 + 1, primitive over GF(2)
@@ -48,7 +52,7 @@ def _tables() -> tuple[list[int], list[int]]:
 
 
 _EXP, _LOG = _tables()
-WEIGHTS: Final = tuple(_EXP[i] for i in range(LENGTH))
+WEIGHTS: Final = tuple(_EXP[i] for i in range(31))  # distinct: codes of up to 31 symbols
 
 
 def _times(a: int, b: int) -> int:
@@ -73,18 +77,18 @@ class MistypedCode(ValueError):
 
 
 def with_check(data: str) -> str:
-    """The 9-symbol code for 8 data symbols."""
+    """The code for these data symbols: they and their check symbol."""
     values = [_VALUE[s] for s in data]
     partial = _syndrome([*values, 0])
-    # Solve w[8] * c = partial (so that the whole sum is 0): c = partial / w[8].
-    check = 0 if partial == 0 else _EXP[(_LOG[partial] - _LOG[WEIGHTS[-1]]) % 31]
+    # Solve w[n] * c = partial (so that the whole sum is 0): c = partial / w[n].
+    check = 0 if partial == 0 else _EXP[(_LOG[partial] - _LOG[WEIGHTS[len(data)]]) % 31]
     return data + ALPHABET[check]
 
 
-def new_code() -> str:
-    """A fresh random code: 40 random bits and the check symbol."""
-    bits = secrets.randbits(5 * DATA_SYMBOLS)
-    data = "".join(ALPHABET[(bits >> (5 * i)) & 31] for i in range(DATA_SYMBOLS))
+def new_code(data_symbols: int = DATA_SYMBOLS) -> str:
+    """A fresh random code: 5 random bits a data symbol, and the check symbol."""
+    bits = secrets.randbits(5 * data_symbols)
+    data = "".join(ALPHABET[(bits >> (5 * i)) & 31] for i in range(data_symbols))
     return with_check(data)
 
 
@@ -94,27 +98,34 @@ def normalise(text: str) -> str:
     return "".join(_READ_AS.get(c, c) for c in kept)
 
 
-def is_valid(code: str) -> bool:
+def is_valid(code: str, length: int = LENGTH) -> bool:
     return (
-        len(code) == LENGTH
+        len(code) == length
         and all(c in _VALUE for c in code)
         and _syndrome([_VALUE[c] for c in code]) == 0
     )
 
 
-def parse(text: str) -> str:
+def parse(text: str, length: int = LENGTH, what: str = "box code") -> str:
     """The canonical code typed as ``text``; ``MalformedCode`` or ``MistypedCode`` if not."""
+    if len(text) > 4 * length:  # nothing longer is a code typed with spaces and hyphens
+        raise MalformedCode(f"A {what} has {length} symbols (letters and digits).")
     code = normalise(text)
-    if len(code) != LENGTH or any(c not in _VALUE for c in code):
+    if len(code) != length or any(c not in _VALUE for c in code):
+        shape = display("X" * length)
         raise MalformedCode(
-            f"A box code has {LENGTH} symbols (letters and digits, shown as XXXX-XXXXX)."
+            f"A {what} has {length} symbols (letters and digits, shown as {shape})."
         )
-    if not is_valid(code):
+    if not is_valid(code, length):
         raise MistypedCode(
-            "This box code was mistyped: one of its symbols is wrong. Check it and try again."
+            f"This {what} was mistyped: one of its symbols is wrong. Check it and try again."
         )
     return code
 
 
 def display(code: str) -> str:
-    return f"{code[:4]}-{code[4:]}"
+    """Groups of four symbols, the last group taking the check symbol:
+    ``XXXX-XXXXX``, ``XXXX-XXXX-XXXXX``."""
+    groups = [code[i : i + 4] for i in range(0, len(code) - 1, 4)]
+    groups[-1] += code[len(groups) * 4 :]
+    return "-".join(groups)

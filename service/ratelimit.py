@@ -1,7 +1,9 @@
 """Rate limits per bearer token and per client address: token buckets, atomic across
 processes in Redis (one Lua script), in-process when Redis is absent or down.
 
-A limit ``N/m`` lets a client send N requests at once, then N a minute. The client
+A limit ``N/m`` lets a client send N requests at once, then N a minute. Creating a
+player and claiming a transfer code have limits per address of their own, on top:
+accounts are cheap to make and codes must not be guessed. The client
 address is the connection's peer, or the first address in ``X-Forwarded-For`` not
 added by a trusted proxy when the peer is one of ``SHUTBOX_TRUSTED_PROXIES``.
 Operations endpoints (health, readiness, metrics, docs), the rules catalogue and the
@@ -27,8 +29,9 @@ from service.store.cache import Cache
 
 EXEMPT: Final = ("/healthz", "/readyz", "/metrics", "/schema", "/v1/rules")
 # The Daily Dice of a date: public, immutable and cacheable (served from memory, and
-# from any HTTP cache in front): limiting it protects nothing.
-_DAILY_FEED: Final = re.compile(r"^/v1/daily/[^/]+$")
+# from any HTTP cache in front): limiting it protects nothing. Only a path that names a
+# date is exempt: anything else there is a 400 that costs the client a token.
+_DAILY_FEED: Final = re.compile(r"/v1/daily/[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _LOCAL_KEYS: Final = 100_000
 
 # Several requests at once, in order (the requests of one process that arrived together).
@@ -104,6 +107,10 @@ class LocalBuckets:
         return wait
 
 
+# The operations with a per-address limit of their own: (method, path) → bucket name.
+OWN_LIMITS: Final = {("POST", "/v1/players"): "accounts", ("POST", "/v1/players/claim"): "claims"}
+
+
 class RateLimiter:
     def __init__(
         self,
@@ -111,10 +118,12 @@ class RateLimiter:
         per_address: Limit | None,
         per_token: Limit | None,
         trusted_proxies: list[str],
+        per_operation: dict[str, Limit | None] | None = None,
     ) -> None:
         self.cache = cache
         self.per_address = per_address
         self.per_token = per_token
+        self.per_operation = per_operation or {}
         self.trusted = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
         self.local = LocalBuckets()
         self._script = cache.redis.register_script(_TOKEN_BUCKETS) if cache.redis else None
@@ -147,14 +156,24 @@ class RateLimiter:
     async def wait_for(self, scope: Scope) -> float:
         """0 if the request may go on, else the seconds to wait (the longest of its limits)."""
         buckets: Buckets = []
+        address = self.client_address(scope)
         if self.per_address is not None:
-            buckets.append(("address:" + self.client_address(scope), self.per_address))
+            buckets.append(("address:" + address, self.per_address))
+        operation = OWN_LIMITS.get((str(scope.get("method")), scope["path"].rstrip("/")))
+        own_limit = self.per_operation.get(operation) if operation else None
+        if own_limit is not None:
+            buckets.append((f"{operation}:{address}", own_limit))
         token = _bearer_token(scope)
         if token and self.per_token is not None:
             digest = hashlib.sha256(token).hexdigest()[:32]
             buckets.append(("token:" + digest, self.per_token))
         if not buckets:
             return 0.0
+        return await self.take(buckets)
+
+    async def take(self, buckets: Buckets) -> float:
+        """A token from each of these buckets (all or nothing): 0, or the seconds to wait.
+        In Redis while it answers (the same buckets for every process), else here."""
         if self._script is not None and self.cache.usable:
             return await self._shared(buckets)
         return self.local.take(buckets)
@@ -205,7 +224,7 @@ def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
             scope["type"] != "http"  # type: ignore[comparison-overlap]
             or limiter is None
             or scope["path"].startswith(EXEMPT)
-            or (scope.get("method") == "GET" and _DAILY_FEED.match(scope["path"]))
+            or (scope.get("method") == "GET" and _DAILY_FEED.fullmatch(scope["path"]))
         ):
             await app(scope, receive, send)
             return

@@ -1,5 +1,5 @@
-"""Friend Box codes: the check symbol catches every single typo and adjacent swap,
-proven exhaustively over the alphabet."""
+"""Friend Box and transfer codes: the check symbol catches every single typo and
+adjacent swap, proven exhaustively over the alphabet for both lengths."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import pytest
 from service.codes import (
     ALPHABET,
     LENGTH,
+    TRANSFER_DATA_SYMBOLS,
+    TRANSFER_LENGTH,
     WEIGHTS,
     MalformedCode,
     MistypedCode,
@@ -26,40 +28,52 @@ def test_fresh_codes_are_valid_and_random() -> None:
     assert all(len(c) == LENGTH and is_valid(c) and set(c) <= set(ALPHABET) for c in codes)
 
 
-def test_every_single_symbol_typo_is_caught_at_every_position() -> None:
+def test_fresh_transfer_codes_are_valid_and_random() -> None:
+    codes = {new_code(TRANSFER_DATA_SYMBOLS) for _ in range(2000)}
+    assert len(codes) == 2000
+    assert all(len(c) == TRANSFER_LENGTH and is_valid(c, TRANSFER_LENGTH) for c in codes)
+    assert not any(is_valid(c) for c in codes)  # a transfer code is never a box code
+
+
+LENGTHS = pytest.mark.parametrize("length", [LENGTH, TRANSFER_LENGTH])
+
+
+@LENGTHS
+def test_every_single_symbol_typo_is_caught_at_every_position(length: int) -> None:
     # For every position and every pair (right symbol, typed symbol): the sum changes.
-    for data in ("00000000", "ZZZZZZZZ", "7M3QK2ZD", new_code()[:8]):
+    for data in ("0" * (length - 1), "Z" * (length - 1), new_code(length - 1)[:-1]):
         code = with_check(data)
-        for position in range(LENGTH):
+        for position in range(length):
             for typed in ALPHABET:
                 if typed != code[position]:
                     wrong = code[:position] + typed + code[position + 1 :]
-                    assert not is_valid(wrong), (code, position, typed)
+                    assert not is_valid(wrong, length), (code, position, typed)
 
 
-def test_every_adjacent_swap_of_different_symbols_is_caught() -> None:
+@LENGTHS
+def test_every_adjacent_swap_of_different_symbols_is_caught(length: int) -> None:
     # Exhaustive over the alphabet: for each neighbouring pair of positions, the check
     # symbol included, every ordered pair of different symbols (x, y) is made to stand
     # there in a valid code, then swapped.
-    for position in range(LENGTH - 1):
+    for position in range(length - 1):
         for x in ALPHABET:
             for y in ALPHABET:
                 if x == y:
                     continue
-                code = code_with(position, x, y)
-                assert is_valid(code) and code[position : position + 2] == x + y
+                code = code_with(length, position, x, y)
+                assert is_valid(code, length) and code[position : position + 2] == x + y
                 swapped = code[:position] + y + x + code[position + 2 :]
-                assert not is_valid(swapped), (code, position)
+                assert not is_valid(swapped, length), (code, position)
 
 
-def code_with(position: int, x: str, y: str) -> str:
+def code_with(length: int, position: int, x: str, y: str) -> str:
     """A valid code with ``x, y`` at ``position, position + 1``."""
-    if position + 1 < LENGTH - 1:  # both in the data: any filler works
-        data = "1" * position + x + y + "1" * (LENGTH - 3 - position)
+    if position + 1 < length - 1:  # both in the data: any filler works
+        data = "1" * position + x + y + "1" * (length - 3 - position)
         return with_check(data)
     # ``y`` is the check symbol: search the first data symbol that makes it so.
     for first in ALPHABET:
-        data = first + "1" * (LENGTH - 3) + x
+        data = first + "1" * (length - 3) + x
         code = with_check(data)
         if code[-1] == y:
             return code
@@ -67,7 +81,7 @@ def code_with(position: int, x: str, y: str) -> str:
 
 
 def test_weights_are_distinct_and_nonzero() -> None:
-    assert len(set(WEIGHTS)) == LENGTH and 0 not in WEIGHTS
+    assert len(set(WEIGHTS)) == len(WEIGHTS) == 31 and 0 not in WEIGHTS
 
 
 @pytest.mark.parametrize(
@@ -95,3 +109,15 @@ def test_malformed_and_mistyped() -> None:
 
 def test_display() -> None:
     assert display("7M3QK2ZD2") == "7M3Q-K2ZD2"
+    assert display("7M3QK2ZDPX4T9") == "7M3Q-K2ZD-PX4T9"
+
+
+def test_transfer_codes_are_read_loosely_and_checked() -> None:
+    code = with_check("7M3QK2ZDPX4T")
+    assert parse(display(code).lower(), TRANSFER_LENGTH, "transfer code") == code
+    with pytest.raises(MistypedCode, match="transfer code"):
+        parse(code[:-1] + ("0" if code[-1] != "0" else "1"), TRANSFER_LENGTH, "transfer code")
+    with pytest.raises(MalformedCode):
+        parse(code, LENGTH)  # a transfer code is not a box code
+    with pytest.raises(MalformedCode):
+        parse("7" * 10_000, TRANSFER_LENGTH)

@@ -43,6 +43,7 @@ def server(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
         "SHUTBOX_LOG_LEVEL": "WARNING",
         "SHUTBOX_RATE_LIMIT_ADDRESS": "off",
         "SHUTBOX_RATE_LIMIT_TOKEN": "off",
+        "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
     }
     noon = datetime.combine(DAY, time(12), tzinfo=UTC)
     process = ServerProcess(env, workers=2, frozen_at=noon).start()
@@ -119,23 +120,30 @@ def test_fifty_identical_runs_at_once_make_one_row(
     assert asyncio.run(count_runs(database_url, player["id"])) == 1
 
 
+@pytest.mark.parametrize("own_token", [True, False], ids=["own-token", "server-token"])
 def test_one_idempotency_key_creates_one_player_across_workers(
-    server: ServerProcess, database_url: str
+    server: ServerProcess, database_url: str, own_token: bool
 ) -> None:
     name = f"Idem {secrets.token_hex(4)}"
     headers = {"Idempotency-Key": secrets.token_hex(16)}
+    body = {"name": name, **({"token": secrets.token_urlsafe(32)} if own_token else {})}
 
     async def scenario() -> list[httpx.Response]:
         return list(
             await asyncio.gather(
-                *(fresh(server.url, "POST", "/v1/players", json={"name": name}, headers=headers)
+                *(fresh(server.url, "POST", "/v1/players", json=body, headers=headers)
                   for _ in range(20))
             )
         )  # fmt: skip
 
     responses = asyncio.run(scenario())
-    assert {r.status_code for r in responses} == {201}
-    assert len({r.content for r in responses}) == 1
+    if own_token:  # every retry gets the player, with the token the client holds anyway
+        assert {r.status_code for r in responses} == {201}
+        assert len({r.content for r in responses}) == 1
+    else:  # the token was shown once, to one of them; the others get none
+        assert Counter(r.status_code for r in responses) == {201: 1, 409: 19}
+        token = next(r.json()["token"] for r in responses if r.status_code == 201)
+        assert not any(token in r.text for r in responses if r.status_code == 409)
 
     async def players_named() -> int:
         connection = await asyncpg.connect(database_url)

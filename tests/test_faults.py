@@ -106,6 +106,7 @@ def stack() -> Iterator[tuple[OwnPostgres, OwnRedis, ServerProcess]]:
             "SHUTBOX_LOG_LEVEL": "WARNING",
             "SHUTBOX_RATE_LIMIT_ADDRESS": "off",
             "SHUTBOX_RATE_LIMIT_TOKEN": "off",
+            "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
         }
         server = ServerProcess(env, workers=2).start()
         try:

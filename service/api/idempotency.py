@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
+import msgspec
 from litestar import Request, Response
 
 from service.api.deps import Services
@@ -16,26 +17,44 @@ HEADER: Final = "idempotency-key"
 JSON: Final = "application/json"
 
 
-async def respond_once(
+class Answer(NamedTuple):
+    status: int
+    body: bytes
+    replayed: bool
+    """The answer first given for the request's key, not produced now."""
+
+
+def canonical(body: bytes) -> bytes:
+    """The JSON value of a body, written one way (keys sorted, no spaces), so that the
+    same value sent with its fields in another order or spacing is the same request."""
+    try:
+        return msgspec.json.encode(msgspec.json.decode(body), order="sorted")
+    except msgspec.DecodeError:
+        return body  # not JSON: the handler refuses it before it is ever stored
+
+
+async def answer_once(
     request: Request[Any, Any, Any],
     services: Services,
     scope: str,
     produce: Callable[[Database], Awaitable[tuple[int, bytes]]],
-) -> Response[bytes]:
-    """Run ``produce`` once per idempotency key, when the request has one: it is handed
-    the connection holding the key (its work joins the key's transaction); without a
-    key, the pool."""
+) -> Answer:
+    """Run ``produce`` once per idempotency key in ``scope``, when the request has one:
+    it is handed the connection holding the key (its work joins the key's transaction);
+    without a key, the pool."""
     key = request.headers.get(HEADER)
     if key is None:
         status, body = await produce(services.pool)
-        return Response(content=body, status_code=status, media_type=JSON)
+        return Answer(status, body, replayed=False)
     if not 1 <= len(key) <= 255 or not key.isprintable():
         raise problem(
             400, "invalid-idempotency-key", "Idempotency-Key: 1 to 255 printable characters"
         )
-    digest = idempotency.request_digest(request.method, request.url.path, await request.body())
+    digest = idempotency.request_digest(
+        request.method, request.url.path, canonical(await request.body())
+    )
     try:
-        status, body = await idempotency.once(
+        status, body, replayed = await idempotency.once(
             services.pool, services.clock.now(), scope, key, digest, produce
         )
     except idempotency.KeyReused:
@@ -43,4 +62,15 @@ async def respond_once(
             422, "idempotency-key-reused",
             "This Idempotency-Key was used with another request; use a new key for a new request.",
         ) from None  # fmt: skip
+    return Answer(status, body, replayed)
+
+
+async def respond_once(
+    request: Request[Any, Any, Any],
+    services: Services,
+    scope: str,
+    produce: Callable[[Database], Awaitable[tuple[int, bytes]]],
+) -> Response[bytes]:
+    """``answer_once`` as the JSON response it is."""
+    status, body, _ = await answer_once(request, services, scope, produce)
     return Response(content=body, status_code=status, media_type=JSON)

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import unicodedata
 import uuid
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 from zoneinfo import available_timezones
 
 import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, get, patch, post
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 from msgspec import UNSET, Meta, UnsetType
 
+from service import codes
 from service.api.deps import BEARER, Services
-from service.api.idempotency import respond_once
+from service.api.idempotency import answer_once
 from service.api.problems import documented, problem
 from service.api.schemas import Streak, streak_out
-from service.calendar import local_today
+from service.calendar import local_today, open_dates
 from service.store import daily, players
 from service.store.db import Database
 from service.store.players import PlayerRow
@@ -28,12 +30,35 @@ from service.store.ranks import Rank
 
 NameIn = Annotated[str, Meta(max_length=200, description="Shown to friends; 1..40 characters.")]
 TimeZoneIn = Annotated[str, Meta(max_length=64, description="An IANA time zone, e.g. Europe/Oslo.")]
+TokenIn = Annotated[
+    str,
+    Meta(
+        min_length=43,
+        max_length=128,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description=(
+            "A bearer token the client generated for itself: 43 to 128 URL-safe base64 "
+            "characters (e.g. 32 random bytes). The server keeps only its hash; with it, "
+            "a retry that lost its answer finds the same player again."
+        ),
+    ),
+]
 NAME_MAX = 40
+TOKEN_DISTINCT_MIN = 16
+# Characters that take up room on a screen but show nothing (they are letters or
+# symbols to Unicode): a name made of them, or hiding them, is refused.
+BLANKS: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_INVISIBLE: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+_SHOWS_NOTHING: Final = _INVISIBLE | {"Zs", "Zl", "Zp", "Mn", "Mc", "Me"}
+# Names the time zone database knows that are not places: the server's own zone,
+# a build artefact, a template.
+NOT_PLACES: Final = frozenset({"Factory", "localtime", "posixrules"})
 
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     name: NameIn | None = None
     time_zone: TimeZoneIn = "UTC"
+    token: TokenIn | None = None
 
 
 class PlayerChange(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -41,11 +66,32 @@ class PlayerChange(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     time_zone: TimeZoneIn | UnsetType = UNSET
 
 
+class Claim(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    code: Annotated[
+        str, Meta(max_length=64, description="The transfer code, e.g. 7M3Q-K2ZD-PX4T9.")
+    ]
+    token: TokenIn | None = None
+
+
+class Identity(msgspec.Struct, frozen=True):
+    """Who a player is, without any secret: what an idempotent replay keeps."""
+
+    id: uuid.UUID
+    name: str | None
+    time_zone: str
+
+
 class CreatedPlayer(msgspec.Struct, frozen=True):
     id: uuid.UUID
     name: str | None
     time_zone: str
     token: str
+
+
+class TransferCode(msgspec.Struct, frozen=True):
+    code: str
+    display_code: str
+    expires_at: datetime
 
 
 class Player(msgspec.Struct, frozen=True):
@@ -68,28 +114,61 @@ class HistoryEntry(msgspec.Struct, frozen=True):
 
 @cache
 def _zones() -> frozenset[str]:
-    return frozenset(available_timezones())
+    return frozenset(
+        zone
+        for zone in available_timezones()
+        if zone not in NOT_PLACES and not zone.startswith(("posix/", "right/"))
+    )
 
 
 def checked_time_zone(time_zone: str) -> str:
     if time_zone not in _zones():
         raise problem(
             422, "unknown-time-zone",
-            f"time_zone: {time_zone!r} is not an IANA time zone (for example Europe/Oslo or UTC)",
+            "time_zone: not an IANA time zone of a place (for example Europe/Oslo or UTC)",
         )  # fmt: skip
     return time_zone
 
 
 def checked_name(name: str | None) -> str | None:
-    """A name people can read: Unicode-normalised (NFC), trimmed, no control characters."""
+    """A name people can read: Unicode-normalised (NFC), trimmed, no control or
+    invisible characters, and something that shows."""
     if name is None:
         return None
     cleaned = unicodedata.normalize("NFC", name).strip()
-    if any(unicodedata.category(c) in {"Cc", "Cf", "Cs", "Co", "Cn"} for c in cleaned):
+    if any(c in BLANKS or unicodedata.category(c) in _INVISIBLE for c in cleaned):
         raise problem(422, "invalid-name", "name: control and invisible characters are not allowed")
     if not 1 <= len(cleaned) <= NAME_MAX:
         raise problem(422, "invalid-name", f"name: 1 to {NAME_MAX} characters, please")
+    if all(unicodedata.category(c) in _SHOWS_NOTHING for c in cleaned):
+        raise problem(
+            422, "invalid-name", "name: it shows nothing; use letters, digits or symbols"
+        )  # fmt: skip
     return cleaned
+
+
+def checked_token(token: str | None) -> str | None:
+    """A client's own token, refused when it is plainly not random."""
+    if token is not None and len(set(token)) < TOKEN_DISTINCT_MIN:
+        raise problem(
+            422, "weak-token",
+            "token: generate it from 32 random bytes (URL-safe base64); this one is guessable.",
+        )  # fmt: skip
+    return token
+
+
+def player_created(identity: Identity, token: str) -> CreatedPlayer:
+    return CreatedPlayer(
+        id=identity.id, name=identity.name, time_zone=identity.time_zone, token=token
+    )
+
+
+def identity_of(row: PlayerRow) -> bytes:
+    return _encoder.encode(Identity(id=row.id, name=row.name, time_zone=row.time_zone))
+
+
+_encoder = msgspec.json.Encoder()
+_identity = msgspec.json.Decoder(Identity)
 
 
 async def player_streak(pool: asyncpg.Pool, player: PlayerRow, now: datetime) -> Streak:
@@ -110,11 +189,22 @@ class PlayersController(Controller):
         operation_id="createPlayer",
         summary="Create a player",
         description=(
-            "The bearer token is shown this once: the server keeps only its hash. Honours "
-            "Idempotency-Key (use a random key, e.g. a UUID: a retry with it gets this "
-            "response again)."
+            "The bearer token is shown this once: the server keeps only its hash. A client "
+            "may generate the token itself (`token`, 32 random bytes in URL-safe base64): "
+            "then a retry that lost its answer, with the same token, finds the same player "
+            "(200), and an Idempotency-Key is scoped to that token, useless to anyone else. "
+            "Without a `token`, the server makes one, and a replay of the same "
+            "Idempotency-Key can't show it again: 409 `token-not-kept`. Limited per client "
+            "address (429)."
         ),
-        responses=documented(422),
+        responses={
+            **documented(409, 422, 429),
+            200: ResponseSpec(
+                data_container=CreatedPlayer,
+                description="The token already belongs to a player: that player",
+                generate_examples=False,
+            ),
+        },
         status_code=201,
     )
     async def create(
@@ -124,13 +214,28 @@ class PlayersController(Controller):
         services: NamedDependency[Services],
     ) -> Response[CreatedPlayer]:
         name, time_zone = checked_name(data.name), checked_time_zone(data.time_zone)
+        own_token = checked_token(data.token)
+        token = own_token or players.new_token()
+        # A key is the client's own when it comes with the client's token: nobody else
+        # can send a request in that scope.
+        scope = "players" if own_token is None else f"players:{players.token_hash(token).hex()}"
 
         async def produce(database: Database) -> tuple[int, bytes]:
-            row, token = await players.create(database, name, time_zone, services.clock.now())
-            created = CreatedPlayer(id=row.id, name=row.name, time_zone=row.time_zone, token=token)
-            return 201, msgspec.json.encode(created)
+            try:
+                row = await players.create(database, name, time_zone, services.clock.now(), token)
+            except players.TokenTaken as taken:
+                return 200, identity_of(taken.player)
+            return 201, identity_of(row)
 
-        return await respond_once(request, services, "players", produce)  # type: ignore[return-value]
+        status, body, replayed = await answer_once(request, services, scope, produce)
+        if replayed and own_token is None:
+            raise problem(
+                409, "token-not-kept",
+                "This Idempotency-Key created a player whose token was shown once and is not "
+                "kept. Create a player with a new key; send a token of your own to make "
+                "creation safe to retry.",
+            )  # fmt: skip
+        return Response(player_created(_identity.decode(body), token), status_code=status)
 
     @get(
         "/me",
@@ -151,9 +256,14 @@ class PlayersController(Controller):
         "/me",
         operation_id="updateMe",
         summary="Change the player's name or time zone",
-        description="`name: null` clears the name; an unknown time zone is 422.",
+        description=(
+            "`name: null` clears the name; a name that shows nothing or an unknown time zone "
+            "is 422. The time zone changes at most once in 24 hours (409 "
+            "`time-zone-change-too-soon`, with `possible_at`), and a date that has closed "
+            "for the player stays closed after a change."
+        ),
         security=BEARER,
-        responses=documented(401, 422),
+        responses=documented(401, 409, 422),
     )
     async def update(
         self,
@@ -161,18 +271,97 @@ class PlayersController(Controller):
         player: NamedDependency[PlayerRow],
         services: NamedDependency[Services],
     ) -> Player:
-        row = await players.update(
-            services.pool,
-            player.id,
-            set_name=data.name is not UNSET,
-            name=checked_name(data.name) if not isinstance(data.name, UnsetType) else None,
-            time_zone=(
-                checked_time_zone(data.time_zone)
-                if not isinstance(data.time_zone, UnsetType)
-                else None
-            ),
+        name = checked_name(data.name) if not isinstance(data.name, UnsetType) else None
+        time_zone = (
+            checked_time_zone(data.time_zone) if not isinstance(data.time_zone, UnsetType) else None
         )
+        now = services.clock.now()
+        try:
+            row = await players.update(
+                services.pool,
+                player.id,
+                now,
+                set_name=data.name is not UNSET,
+                name=name,
+                time_zone=time_zone,
+                closed_before=min(open_dates(now, player.time_zone, player.closed_before)),
+            )
+        except players.TimeZoneChangeTooSoon as soon:
+            possible_at = soon.possible_at.astimezone(UTC)
+            raise problem(
+                409, "time-zone-change-too-soon",
+                "Your time zone changed less than 24 hours ago; it can change again from "
+                f"{possible_at:%Y-%m-%d %H:%M} UTC.",
+                possible_at=possible_at.isoformat(),
+            ) from None  # fmt: skip
         return player_out(row)
+
+    @post(
+        "/me/transfer",
+        operation_id="offerTransfer",
+        summary="A one-time code to move this player to a new device",
+        description=(
+            "12 symbols and a check symbol, valid 15 minutes, shown once (the server keeps "
+            "only its hash). A new code replaces the previous one, so a retry is safe and "
+            "needs no Idempotency-Key. Claim it on the new device with POST "
+            "/v1/players/claim."
+        ),
+        security=BEARER,
+        responses=documented(401, 429),
+        status_code=201,
+    )
+    async def offer_transfer(
+        self,
+        player: NamedDependency[PlayerRow],
+        services: NamedDependency[Services],
+    ) -> TransferCode:
+        code = codes.new_code(codes.TRANSFER_DATA_SYMBOLS)
+        expires_at = await players.offer_transfer(
+            services.pool, player.id, code, services.clock.now()
+        )
+        return TransferCode(code=code, display_code=codes.display(code), expires_at=expires_at)
+
+    @post(
+        "/claim",
+        operation_id="claimTransfer",
+        summary="Move a player to this device with a transfer code",
+        description=(
+            "The player behind a live transfer code, with a new token: the old token is 401 "
+            "from now on and the code is spent. A client that sends its own `token` may "
+            "retry a claim that lost its answer (same code, same token). A code whose check "
+            "symbol fails is 400; an unknown, expired or spent code 404. Attempts are "
+            "limited per client address (429)."
+        ),
+        responses=documented(404, 409, 422, 429),
+        status_code=200,
+    )
+    async def claim(
+        self,
+        data: JSONBody[Claim],
+        services: NamedDependency[Services],
+    ) -> CreatedPlayer:
+        what = "transfer code"
+        try:
+            code = codes.parse(data.code, codes.TRANSFER_LENGTH, what)
+        except codes.MistypedCode as error:
+            raise problem(400, "mistyped-code", str(error), title="The code was mistyped") from None
+        except codes.MalformedCode as error:
+            raise problem(400, "invalid-code", str(error), title="That is not a code") from None
+        token = checked_token(data.token) or players.new_token()
+        try:
+            row = await players.claim(services.pool, code, token, services.clock.now())
+        except asyncpg.UniqueViolationError:
+            raise problem(
+                409, "token-taken", "token: this token belongs to another player; make a new one."
+            ) from None
+        if row is None:
+            raise problem(
+                404, "unknown-transfer-code",
+                "No live transfer code is "
+                f"{codes.display(code)}: it may have expired (15 minutes) or been used. "
+                "Ask the old device for a new one.",
+            )  # fmt: skip
+        return player_created(Identity(id=row.id, name=row.name, time_zone=row.time_zone), token)
 
     @get(
         "/me/streak",

@@ -1,7 +1,9 @@
 """Idempotency keys of creating POSTs, in PostgreSQL so they hold across processes.
 
 The same key with the same request returns the first (successful) response again,
-byte for byte; the same key with another request is refused. Keys live 24 hours.
+byte for byte; the same key with another request is refused. A kept response never
+holds a secret (a bearer token, a transfer code): those are added by the handler
+for the client that sent them. Keys live 24 hours.
 Requests with the same key wait for each other (an advisory lock), so a retry that
 races the original never creates twice. The request's own work runs on the
 connection that holds the lock, in the same transaction as its key: it never waits
@@ -39,8 +41,9 @@ async def once(
     key: str,
     digest: bytes,
     produce: Callable[[Database], Awaitable[tuple[int, bytes]]],
-) -> tuple[int, bytes]:
-    """The response to this request: the one first given for ``key``, or a new one."""
+) -> tuple[int, bytes, bool]:
+    """The response to this request: the one first given for ``key`` (and True), or a
+    new one (and False)."""
     cutoff = now - KEEP_FOR
     async with pool.acquire() as connection, connection.transaction():
         await connection.execute(QUERIES.idempotency_lock, scope, key)
@@ -48,10 +51,10 @@ async def once(
         if first is not None:
             if first["request_digest"] != digest:
                 raise KeyReused
-            return first["status"], bytes(first["body"])
+            return first["status"], bytes(first["body"]), True
         status, body = await produce(connection)
         await connection.execute(QUERIES.idempotency_put, scope, key, digest, status, body, now)
-        return status, body
+        return status, body, False
 
 
 async def expire(pool: asyncpg.Pool, now: datetime) -> None:

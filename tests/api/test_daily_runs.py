@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from datetime import UTC, datetime
 
 import asyncpg
@@ -170,11 +171,12 @@ async def test_history_and_share(client: httpx.AsyncClient, clock: FixedClock) -
 
 async def test_idempotency_keys(client: httpx.AsyncClient, database_url: str) -> None:
     key = {"Idempotency-Key": "0b6c4f5e-create-player"}
-    first = await client.post("/v1/players", json={"name": "Kim"}, headers=key)
-    again = await client.post("/v1/players", json={"name": "Kim"}, headers=key)
+    body = {"name": "Kim", "token": secrets.token_urlsafe(32)}
+    first = await client.post("/v1/players", json=body, headers=key)
+    again = await client.post("/v1/players", json=body, headers=key)
     assert first.status_code == again.status_code == 201
-    assert first.content == again.content  # the same player, the same token
-    reused = await client.post("/v1/players", json={"name": "Other"}, headers=key)
+    assert first.content == again.content  # the same player, the client's own token
+    reused = await client.post("/v1/players", json={**body, "name": "Other"}, headers=key)
     assert reused.status_code == 422 and reused.json()["type"] == "/problems/idempotency-key-reused"
 
     player = first.json()

@@ -37,12 +37,13 @@ class Day:
         streak: dict[str, Any] = response.json()
         return streak
 
-    async def move_to(self, time_zone: str) -> None:
+    async def move_to(self, time_zone: str) -> httpx.Response:
         response = await self.client.patch(
             "/v1/players/me", json={"time_zone": time_zone}, headers=auth(self.player)
         )
-        assert response.status_code == 200
-        self.zone = ZoneInfo(time_zone)
+        if response.status_code == 200:
+            self.zone = ZoneInfo(time_zone)
+        return response
 
 
 async def test_a_fortnight_in_oslo_across_the_spring_change(
@@ -85,27 +86,34 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
     assert (await days.play("2026-03-30")).json()["streak"]["current"] == 3
 
     # Moving to New York keeps the streak: 31 March is a calendar date like any other.
-    await days.move_to("America/New_York")
+    assert (await days.move_to("America/New_York")).status_code == 200
     days.at("2026-03-31T19:00")
     assert (await days.play("2026-03-31")).json()["streak"]["current"] == 4
-    await days.move_to("Europe/Oslo")
+    assert (await days.move_to("Europe/Oslo")).status_code == 200  # 40 hours later
     days.at("2026-04-01T03:00")
     assert (await days.play("2026-04-01")).json()["streak"]["current"] == 5
 
-    # Crossing the date line never lets a day count twice.
-    await days.move_to("Pacific/Kiritimati")  # UTC+14: already 2 April there
-    days.at("2026-04-02T01:00")
+    # At most one change of time zone in 24 hours.
+    soon = await days.move_to("Pacific/Kiritimati")
+    assert soon.status_code == 409
+    assert soon.json()["type"] == "/problems/time-zone-change-too-soon"
+    assert soon.json()["possible_at"] == "2026-04-01T23:00:00+00:00"
+    # Crossing the date line never lets a day count twice, nor reopens one.
+    days.at("2026-04-02T01:00")  # 23:00 UTC: 24 hours after the last change
+    assert (await days.move_to("Pacific/Kiritimati")).status_code == 200  # 2 April there
     assert (await days.play("2026-04-02")).json()["streak"]["current"] == 6
-    await days.move_to("Pacific/Pago_Pago")  # UTC-11: 1 April again
-    again = await days.play("2026-04-01", run=1)
-    assert again.status_code == 409
-    assert await days.streak() == {  # 1 April is today in Pago Pago, and it was played
+    days.at("2026-04-03T13:00")  # 23:00 UTC on 2 April
+    assert (await days.move_to("Pacific/Pago_Pago")).status_code == 200  # UTC-11: 2 April
+    for day in ("2026-04-01", "2026-04-02"):  # closed for this player in Kiritimati
+        again = await days.play(day, run=1)
+        assert again.status_code == 422 and again.json()["type"] == "/problems/date-not-open"
+    assert await days.streak() == {  # 2 April is today in Pago Pago, and it was played
         "current": 6, "best": 6, "last_played": "2026-04-02", "played_today": True,
     }  # fmt: skip
 
     # A date not yet begun anywhere, then a missed day.
-    await days.move_to("Europe/Oslo")
     days.at("2026-04-04T12:00")
+    assert (await days.move_to("Europe/Oslo")).status_code == 200
     early = await client.post(
         "/v1/daily/2026-04-10/runs", json={"moves": [[7]]}, headers=auth(days.player)
     )

@@ -69,7 +69,9 @@ def submission(player_id: uuid.UUID, day: date, score: int, variant: int = 0) ->
 
 
 async def new_players(pool: asyncpg.Pool, count: int) -> list[uuid.UUID]:
-    return [(await players.create(pool, None, "UTC", NOW))[0].id for _ in range(count)]
+    return [
+        (await players.create(pool, None, "UTC", NOW, players.new_token())).id for _ in range(count)
+    ]
 
 
 async def days_with_dice(pool: asyncpg.Pool, cache: Cache, *days: date) -> None:
