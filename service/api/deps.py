@@ -16,6 +16,7 @@ from service.settings import Settings
 from service.store import daily, players
 from service.store.batch import Batcher
 from service.store.cache import Cache
+from service.store.in_play import DiceInPlay
 from service.store.players import PlayerRow
 from service.store.ranks import Leaderboards
 from service.store.runs import Accepted
@@ -38,6 +39,7 @@ class Services:
         self.clock = clock
         self.settings = settings
         self.leaderboards = leaderboards
+        self.dice_in_play = DiceInPlay(pool, cache, settings.secret_bytes)
         self.daily_feed: dict[date, tuple[bytes, str]] = {}  # encoded answer and ETag
         # Concurrent requests share their round trips (one query, one commit a batch).
         self.players_by_token: Batcher[bytes, PlayerRow | None] = Batcher(

@@ -93,6 +93,11 @@ async def run_of(database: Database, code: str, player_id: uuid.UUID) -> BoxRun 
     return BoxRun(run=stored_run(row), mode=row["mode"], open_tiles=list(row["open_tiles"]))
 
 
+async def record_target_view(database: Database, code: str, player_id: uuid.UUID) -> None:
+    """The player was shown the owner's result: their run of the box is a target run."""
+    await database.execute(QUERIES.record_target_view, code, player_id)
+
+
 async def submit(
     database: Database, run: NewBoxRun, respond: Callable[[uuid.UUID], bytes]
 ) -> Accepted:

@@ -18,11 +18,16 @@ SELECT id, mode, moves_digest, score, shut, open_tiles, response::text AS respon
 FROM box_runs WHERE box_code = $1 AND player_id = $2;
 
 -- name: insert_box_run
--- Store a player's run of a box; the (box_code, player_id) key refuses a second one.
+-- Store a player's run of a box; the (box_code, player_id) key refuses a second one. A
+-- player who was shown the owner's result plays a target run, whatever mode $4 says.
 INSERT INTO box_runs
     (id, box_code, player_id, mode, moves, moves_digest, score, shut, open_tiles, response,
      submitted_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::text::json, $11)
+VALUES ($1, $2, $3,
+        CASE WHEN EXISTS (SELECT 1 FROM box_target_views v
+                          WHERE v.box_code = $2 AND v.player_id = $3)
+             THEN 'target' ELSE $4::text END,
+        $5, $6, $7, $8, $9, $10::text::json, $11)
 ON CONFLICT (box_code, player_id) DO NOTHING
 RETURNING id;
 
@@ -32,3 +37,16 @@ SELECT p.name, r.score, r.shut, r.mode, r.submitted_at
 FROM box_runs r JOIN players p ON p.id = r.player_id
 WHERE r.box_code = $1
 ORDER BY r.score, r.submitted_at;
+
+-- name: record_target_view
+-- A player was shown the owner's result of a box: their run of it is a target run.
+INSERT INTO box_target_views (box_code, player_id) VALUES ($1, $2)
+ON CONFLICT DO NOTHING;
+
+-- name: box_dice_since
+-- The dice of the boxes stored after $1, in the order stored, at most $2 of them.
+SELECT b.stored, s.dice
+FROM boxes b JOIN sequences s ON s.id = b.sequence_id
+WHERE b.stored > $1
+ORDER BY b.stored
+LIMIT $2;

@@ -124,7 +124,9 @@ async def test_twenty_friends_blind_and_target(client: httpx.AsyncClient) -> Non
             assert illegal.status_code == 422 and "versus" not in illegal.json()
             assert "owner" not in str(illegal.json())
         else:
-            shown = (await client.get(f"/v1/boxes/{code}?mode=target")).json()
+            anonymous = (await client.get(f"/v1/boxes/{code}?mode=target")).json()
+            assert "target" not in anonymous  # only an authenticated player sees it
+            shown = (await client.get(f"/v1/boxes/{code}?mode=target", headers=auth(friend))).json()
             assert shown["target"]["score"] == owner_score
             assert shown["target"]["open"] == owner_run.json()["open"]
         moves = runs[(n * 37) % len(runs)]
