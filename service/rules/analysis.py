@@ -36,15 +36,36 @@ INACCURACY_UP_TO: Final = 0.05
 MISTAKE_UP_TO: Final = 0.15
 
 
+HINDSIGHTS_KEPT: Final = 128
+"""Sequences whose hindsight memo a process keeps (a memo is at most some tens of KiB
+on 12 tiles: the positions reachable on its dice)."""
+COMPUTER_RUNS_KEPT: Final = 512
+"""Sequences whose computer players' runs a process keeps (a few KiB each)."""
+
+
+class HindsightMemo:
+    """What a hindsight search on one sequence has found so far. It depends only on the
+    variant and the dice, not on which copy of the tables found it, and it holds no
+    tables: a memo kept for a sequence never keeps its variant's tables in memory."""
+
+    def __init__(self) -> None:
+        self.best: dict[tuple[OpenTiles, int], int] = {}
+        self.choice: dict[tuple[OpenTiles, int], tuple[int, OpenTiles | None]] = {}
+        self.lines: dict[OpenTiles, tuple[Move, ...]] = {}
+
+
 class Hindsight:
     """Best reachable final scores on one known sequence, memoised by (position, roll)."""
 
-    def __init__(self, tables: Tables, dice: Sequence[Roll]) -> None:
+    def __init__(
+        self, tables: Tables, dice: Sequence[Roll], memo: HindsightMemo | None = None
+    ) -> None:
         self.tables = tables
         self.dice = dice
-        self._best: dict[tuple[OpenTiles, int], int] = {}
-        self._choice: dict[tuple[OpenTiles, int], tuple[int, OpenTiles | None]] = {}
-        self._lines: dict[OpenTiles, tuple[Move, ...]] = {}
+        memo = memo if memo is not None else HindsightMemo()
+        self._best = memo.best
+        self._choice = memo.choice
+        self._lines = memo.lines
 
     def best(self, s: OpenTiles, k: int) -> int:
         """The lowest final score reachable from position ``s`` at roll ``k``."""
@@ -150,14 +171,19 @@ def label_for(loss: float, scale: float) -> Label:
     return "blunder"
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=HINDSIGHTS_KEPT)
+def hindsight_memo(rules: Rules, dice: tuple[Roll, ...]) -> HindsightMemo:
+    """The hindsight memo of a sequence (``rules`` without a start), shared by every
+    run on it; it grows with the positions those runs visit."""
+    return HindsightMemo()
+
+
 def hindsight_of(rules: Rules, dice: tuple[Roll, ...]) -> Hindsight:
-    """The hindsight search of a sequence, shared by every run on it (its memo grows
-    with the positions those runs visit)."""
-    return Hindsight(solve(rules), dice)
+    """The hindsight search of a sequence on the held tables, with the sequence's memo."""
+    return Hindsight(solve(rules), dice, hindsight_memo(rules.solver_key, dice))
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=COMPUTER_RUNS_KEPT)
 def computers_on(rules: Rules, dice: tuple[Roll, ...], sequence_id: str) -> dict[str, ComputerRun]:
     """Easy, Medium and Hard on a sequence: the same for every run on it."""
     return play_all(solve(rules), rules, dice, sequence_id)

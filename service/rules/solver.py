@@ -16,6 +16,13 @@ Ties are broken deterministically: values within ``TOLERANCE`` (relative) are
 equal, two dice are preferred to one, and among sets the one closing the highest
 tiles first (Medium's order) wins.
 
+A process keeps the tables of a few variants (``LOADED``, least recently used out
+first, the standard rules always in). What takes work in a variant's tables is its
+final scores, solved values (``Tables.values``) and optimal moves;
+``Tables.from_values`` rebuilds the same tables from them, bit for bit, without
+solving (the service solves in a separate process and shares them through its
+database).
+
 >>> tables = solve(Rules())
 >>> round(tables.expected[Rules().full], 4), round(tables.p_shut[Rules().full], 4)
 (11.1575, 0.0714)
@@ -23,8 +30,10 @@ tiles first (Medium's order) wins.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from functools import cmp_to_key, lru_cache
+from array import array
+from collections import OrderedDict, defaultdict
+from collections.abc import Mapping, MutableSequence, Sequence
+from functools import cmp_to_key
 from typing import Final, NamedTuple
 
 import msgspec
@@ -56,31 +65,130 @@ class Option(NamedTuple):
     hint_expected_score: float
 
 
+Children = tuple[tuple[OpenTiles, ...], ...]
+"""The positions reachable from one position, per class of rolls, in Medium's order."""
+
+
+class ChildrenOf:
+    """``children_of[s]``: a position's ``Children``, worked out on first use (tables
+    rebuilt from stored values fill in only the positions they are asked about)."""
+
+    def __init__(self, classes: tuple[RollClass, ...], size: int) -> None:
+        self._classes = classes
+        self._known: list[Children | None] = [None] * size
+
+    def __getitem__(self, s: OpenTiles) -> Children:
+        found = self._known[s]
+        if found is None:
+            found = self._known[s] = tuple(
+                tuple(s ^ m for m in c.candidates if m & s == m) for c in self._classes
+            )
+        return found
+
+    def __setitem__(self, s: OpenTiles, children: Children) -> None:
+        self._known[s] = children
+
+
+def dice_counts(rules: Rules) -> tuple[int, ...]:
+    """The numbers of dice a player may ever roll under these rules: 2, and maybe 1."""
+    return (2, 1) if rules.one_die != "never" else (2,)
+
+
+def value_names(rules: Rules) -> tuple[str, ...]:
+    """The names of a variant's solved values, in the order ``Tables.values`` gives them."""
+    per_dice_names = (
+        f"{name}/{dice}" for dice in dice_counts(rules) for name in ("expected", "p_shut", "hint")
+    )
+    return ("expected", "p_shut", "hint_expected", *per_dice_names)
+
+
 class Tables:
     """Exact tables of one variant (``start`` plays no part: every position is solved)."""
 
     def __init__(self, rules: Rules) -> None:
+        size = self._lay_out(rules)
+        self.score: Sequence[int] = [rules.score(s) for s in range(size)]
+        # Per position and number of dice: value before the roll, for each table.
+        self.expected_by_dice: dict[int, MutableSequence[float]] = {
+            d: [0.0] * size for d in self.classes
+        }
+        self.p_shut_by_dice: dict[int, MutableSequence[float]] = {
+            d: [1.0] * size for d in self.classes
+        }
+        self.hint_by_dice: dict[int, MutableSequence[float]] = {
+            d: [0.0] * size for d in self.classes
+        }
+        self.expected: MutableSequence[float] = [0.0] * size
+        self.p_shut: MutableSequence[float] = [1.0] * size
+        self.hint_expected: MutableSequence[float] = [0.0] * size
+        # optimal_moves[dice][s * classes + class]: where the expected-score optimum moves
+        # from s on a roll of that class (-1: the roll is unplayable there).
+        self.optimal_moves: dict[int, MutableSequence[int]] = {
+            d: array("h", [-1]) * (size * len(classes)) for d, classes in self.classes.items()
+        }
+        for s in range(1, size):
+            self._solve_position(s)
+
+    @classmethod
+    def from_values(
+        cls,
+        rules: Rules,
+        score: Sequence[int],
+        values: Mapping[str, MutableSequence[float]],
+        optimal_moves: Mapping[int, MutableSequence[int]],
+    ) -> Tables:
+        """The tables of ``rules`` rebuilt from their final scores, solved values (as
+        ``values()`` gave them) and optimal moves, without solving: the same tables, bit
+        for bit."""
+        tables = cls.__new__(cls)
+        size = tables._lay_out(rules)
+        names = value_names(tables.rules)
+        if set(values) != set(names) or any(len(values[n]) != size for n in names):
+            raise ValueError(f"solved values of {tables.rules} expected: {', '.join(names)}")
+        if len(score) != size:
+            raise ValueError(f"{size} final scores expected, not {len(score)}")
+        if set(optimal_moves) != set(tables.classes) or any(
+            len(optimal_moves[d]) != size * len(c) for d, c in tables.classes.items()
+        ):
+            raise ValueError(f"optimal moves of {tables.rules} do not fit its roll classes")
+        tables.optimal_moves = dict(optimal_moves)
+        tables.score = score
+        tables.expected = values["expected"]
+        tables.p_shut = values["p_shut"]
+        tables.hint_expected = values["hint_expected"]
+        tables.expected_by_dice = {d: values[f"expected/{d}"] for d in tables.classes}
+        tables.p_shut_by_dice = {d: values[f"p_shut/{d}"] for d in tables.classes}
+        tables.hint_by_dice = {d: values[f"hint/{d}"] for d in tables.classes}
+        return tables
+
+    def values(self) -> dict[str, MutableSequence[float]]:
+        """The solved values, named as ``value_names`` names them."""
+        by_name: dict[str, MutableSequence[float]] = {
+            "expected": self.expected,
+            "p_shut": self.p_shut,
+            "hint_expected": self.hint_expected,
+        }
+        for dice in self.classes:
+            by_name[f"expected/{dice}"] = self.expected_by_dice[dice]
+            by_name[f"p_shut/{dice}"] = self.p_shut_by_dice[dice]
+            by_name[f"hint/{dice}"] = self.hint_by_dice[dice]
+        return {name: by_name[name] for name in value_names(self.rules)}
+
+    def _lay_out(self, rules: Rules) -> int:
+        """What follows from the rules alone, cheap to work out: the roll classes, the
+        dice choices, the children (on first use). Returns the number of positions."""
         self.rules = rules.solver_key
         size = 1 << rules.tiles
-        self.score: list[int] = [rules.score(s) for s in range(size)]
         self.classes: dict[int, tuple[RollClass, ...]] = {}
         self.class_of: dict[int, dict[Roll, int]] = {}
-        for dice in (2, 1) if rules.one_die != "never" else (2,):
+        for dice in dice_counts(rules):
             self._group_rolls(dice)
         self.dice_choices: list[tuple[int, ...]] = [rules.dice_choices(s) for s in range(size)]
         # children[dice][s][class]: positions reachable on that roll, in Medium's order.
-        self.children: dict[int, list[tuple[tuple[OpenTiles, ...], ...]]] = {
-            d: [()] * size for d in self.classes
+        self.children: dict[int, ChildrenOf] = {
+            d: ChildrenOf(classes, size) for d, classes in self.classes.items()
         }
-        # Per position and number of dice: value before the roll, for each table.
-        self.expected_by_dice: dict[int, list[float]] = {d: [0.0] * size for d in self.classes}
-        self.p_shut_by_dice: dict[int, list[float]] = {d: [1.0] * size for d in self.classes}
-        self.hint_by_dice: dict[int, list[float]] = {d: [0.0] * size for d in self.classes}
-        self.expected: list[float] = [0.0] * size
-        self.p_shut: list[float] = [1.0] * size
-        self.hint_expected: list[float] = [0.0] * size
-        for s in range(1, size):
-            self._solve_position(s)
+        return size
 
     def _group_rolls(self, dice: int) -> None:
         weights: dict[tuple[OpenTiles, ...], int] = defaultdict(int)
@@ -100,14 +208,23 @@ class Tables:
         for dice in self.dice_choices[s]:
             kids_by_class = []
             e_total = p_total = h_total = 0.0
-            for probability, candidates in self.classes[dice]:
+            moves = self.optimal_moves[dice]
+            first = s * len(self.classes[dice])
+            for c, (probability, candidates) in enumerate(self.classes[dice]):
                 kids = tuple(s ^ m for m in candidates if m & s == m)
                 kids_by_class.append(kids)
                 if not kids:
                     e_total += probability * score
                     h_total += probability * score
                     continue
-                e_total += probability * min([expected[k] for k in kids])
+                e_values = [expected[k] for k in kids]
+                e_best = min(e_values)
+                e_total += probability * e_best
+                # The optimum's move on this roll class: ``optimal_kid(kids)``, inlined.
+                for move, e in zip(kids, e_values):
+                    if e - e_best <= TOLERANCE * max(1.0, abs(e), abs(e_best)):
+                        moves[first + c] = move
+                        break
                 p_values = [p_shut[k] for k in kids]
                 p_best = max(p_values)
                 p_total += probability * p_best
@@ -197,23 +314,63 @@ def _distribution(tables: Tables, start: OpenTiles) -> list[tuple[int, float]]:
             final[0] += weight
             continue
         dice = tables.best_dice(s)
-        for (probability, _), kids in zip(tables.classes[dice], tables.children[dice][s]):
-            if not kids:
+        classes, moves = tables.classes[dice], tables.optimal_moves[dice]
+        first = s * len(classes)
+        for c, (probability, _) in enumerate(classes):
+            kid = moves[first + c]
+            if kid < 0:  # unplayable
                 final[tables.score[s]] += weight * probability
                 continue
-            kid = tables.optimal_kid(kids)
             mass[kid] = mass.get(kid, 0.0) + weight * probability
     return sorted(final.items())
 
 
-@lru_cache(maxsize=32)
-def _solve(key: Rules) -> Tables:
-    return Tables(key)
+class Loaded:
+    """The tables a process holds, by variant: beyond ``limit`` variants the least
+    recently used leave (the standard rules' tables never do)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._tables: OrderedDict[Rules, Tables] = OrderedDict()
+
+    def get(self, rules: Rules) -> Tables | None:
+        """The tables of these rules if this process holds them."""
+        key = rules.solver_key
+        found = self._tables.get(key)
+        if found is not None:
+            self._tables.move_to_end(key)
+        return found
+
+    def keep(self, tables: Tables) -> Tables:
+        """Hold these tables (the most recently used now), letting the oldest go."""
+        self._tables[tables.rules] = tables
+        self._tables.move_to_end(tables.rules)
+        staying = (Rules(), tables.rules)
+        for key in list(self._tables):
+            if len(self._tables) <= self.limit:
+                break
+            if key not in staying:
+                del self._tables[key]
+        return tables
+
+    def clear(self) -> None:
+        self._tables.clear()
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def __contains__(self, rules: Rules) -> bool:
+        return rules.solver_key in self._tables
+
+
+LOADED: Final = Loaded(limit=8)
+"""The tables this process holds."""
 
 
 def solve(rules: Rules) -> Tables:
-    """The exact tables of these rules, computed on first use and cached."""
-    return _solve(rules.solver_key)
+    """The exact tables of these rules: those held (``LOADED``), else solved here and held."""
+    found = LOADED.get(rules)
+    return found if found is not None else LOADED.keep(Tables(rules.solver_key))
 
 
 class PolicyFigures(msgspec.Struct, frozen=True):

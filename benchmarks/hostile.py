@@ -1,0 +1,322 @@
+"""Hostile clients against a two-worker server: can one client exhaust the service?
+
+    .venv/bin/python benchmarks/hostile.py [--seconds 10] [--clients 4] [--junk 3000]
+        [--analyses 3000] [--workers 2]
+
+Everything runs on loopback (127.0.0.1), bounded in count and time, and stops by
+itself. The server is ``shutbox serve`` with two granian workers, a throwaway database
+on the local PostgreSQL (created here, dropped at the end) and default settings
+otherwise: no Redis (each worker keeps its own rate limits), the default rate limits
+(a client over them gets 429, counted below as any other answer).
+
+1. Variants: ``--clients`` clients cycle through every rules variant (tiles 2..12 x
+   one die x move rule x scoring: 297, none solved yet) for ``--seconds``, each
+   request a ``GET /v1/solution``, a ``POST /v1/hint`` or a ``POST /v1/analyze`` (a
+   legal run on random dice, played greedily here: no solver in this process), while
+   ``GET /healthz`` is sampled every 50 ms on a new connection each time (so both
+   workers answer it). Printed: healthz p50, p99 and max (target: p99 ≤ 100 ms).
+2. Junk: ``--junk`` Daily Dice paths with a long random segment (checked: no answer
+   repeats it), then ``--analyses`` analyses over the variants in turn.
+
+Then the resident memory of each worker (psutil; target: the largest ≤ 200 MiB), and
+of the solver processes the workers started. Every answer is counted by status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import random
+import secrets
+import signal
+import socket
+import statistics
+import string
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from contextlib import suppress
+from pathlib import Path
+from typing import Any, Final
+
+import asyncpg
+import httpx
+import psutil
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from service.rules.ruleset import (  # noqa: E402
+    MOVE_RULE_VALUES,
+    ONE_DIE_VALUES,
+    SCORING_VALUES,
+    Roll,
+    Rules,
+    tiles_of,
+)
+
+ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
+HOST: Final = "127.0.0.1"
+HEALTH_EVERY: Final = 0.05
+TARGET_P99_MS: Final = 100.0
+TARGET_RSS_MIB: Final = 200.0
+JUNK_CONCURRENCY: Final = 8
+STARTUP_SECONDS: Final = 60.0
+VARIANTS: Final = tuple(
+    Rules(tiles=tiles, one_die=one_die, move_rule=move_rule, scoring=scoring)
+    for tiles in range(2, 13)
+    for one_die in ONE_DIE_VALUES
+    for move_rule in MOVE_RULE_VALUES
+    for scoring in SCORING_VALUES
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def rules_body(rules: Rules) -> dict[str, Any]:
+    return {
+        "tiles": rules.tiles,
+        "one_die": rules.one_die,
+        "move_rule": rules.move_rule,
+        "scoring": rules.scoring,
+    }
+
+
+def greedy_run(rules: Rules, rng: random.Random) -> tuple[list[Roll], list[list[int]]]:
+    """Random dice and a legal run on them: the first legal set of each roll (two dice)."""
+    dice: list[Roll] = [(rng.randint(1, 6), rng.randint(1, 6)) for _ in range(rules.rolls)]
+    open_tiles = rules.start_position
+    moves: list[list[int]] = []
+    for roll in dice:
+        sets = rules.legal_sets(open_tiles, roll, 2) if open_tiles else ()
+        if not sets:
+            break
+        moves.append(list(tiles_of(sets[0])))
+        open_tiles ^= sets[0]
+    return dice, moves
+
+
+def request_for(rules: Rules, kind: int, rng: random.Random) -> tuple[str, str, dict[str, Any]]:
+    """One of the three requests that need a variant's tables: method, path, arguments."""
+    if kind == 0:
+        return "GET", "/v1/solution", {"params": rules_body(rules)}
+    if kind == 1:
+        body = {"rules": rules_body(rules), "open": list(range(1, rules.tiles + 1)), "roll": [3, 4]}
+        return "POST", "/v1/hint", {"json": body}
+    dice, moves = greedy_run(rules, rng)
+    body = {"rules": rules_body(rules), "dice": [list(r) for r in dice], "moves": moves}
+    return "POST", "/v1/analyze", {"json": body}
+
+
+def fresh_connections(url: str) -> httpx.AsyncClient:
+    """A client that opens a connection per request, so that both workers take turns."""
+    limits = httpx.Limits(max_keepalive_connections=0)
+    return httpx.AsyncClient(base_url=url, timeout=30, limits=limits)
+
+
+async def cycle_variants(
+    url: str, deadline: float, offset: int, statuses: Counter[str], rng: random.Random
+) -> None:
+    order = VARIANTS[offset:] + VARIANTS[:offset]
+    async with fresh_connections(url) as client:
+        for n, rules in enumerate(itertools.cycle(order)):
+            if time.monotonic() >= deadline:
+                return
+            method, path, arguments = request_for(rules, n % 3, rng)
+            try:
+                answer = await client.request(method, path, **arguments)
+                statuses[f"{path} {answer.status_code}"] += 1
+            except httpx.HTTPError as error:
+                statuses[f"{path} {type(error).__name__}"] += 1
+
+
+async def sample_health(url: str, deadline: float, latencies: list[float]) -> Counter[int]:
+    statuses: Counter[int] = Counter()
+    async with fresh_connections(url) as client:
+        while time.monotonic() < deadline:
+            started = time.perf_counter()
+            answer = await client.get("/healthz")
+            latencies.append((time.perf_counter() - started) * 1000)
+            statuses[answer.status_code] += 1
+            await asyncio.sleep(max(0.0, HEALTH_EVERY - (time.perf_counter() - started)))
+    return statuses
+
+
+async def variants_phase(url: str, seconds: float, clients: int) -> None:
+    deadline = time.monotonic() + seconds
+    statuses: Counter[str] = Counter()
+    latencies: list[float] = []
+    stride = len(VARIANTS) // clients
+    health, *_ = await asyncio.gather(
+        sample_health(url, deadline, latencies),
+        *(
+            cycle_variants(url, deadline, n * stride, statuses, random.Random(n))
+            for n in range(clients)
+        ),
+    )
+    p50 = statistics.median(latencies)
+    p99 = statistics.quantiles(latencies, n=100)[98]
+    verdict = "ok" if p99 <= TARGET_P99_MS else "OVER TARGET"
+    print(f"\n1. {clients} clients cycling {len(VARIANTS)} variants for {seconds:.0f} s")
+    print(
+        f"   /healthz: {len(latencies)} samples, p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
+        f"max {max(latencies):.1f} ms (target p99 <= {TARGET_P99_MS:.0f} ms: {verdict}); "
+        f"statuses {dict(health)}"
+    )
+    print_statuses(statuses)
+
+
+def junk_segment(rng: random.Random) -> str:
+    alphabet = string.ascii_letters + string.digits + "-._~"
+    return "".join(rng.choices(alphabet, k=rng.randint(200, 2000)))
+
+
+async def junk_phase(url: str, junk: int, analyses: int) -> None:
+    statuses: Counter[str] = Counter()
+    echoed = 0
+    rng = random.Random(7)
+    queue = iter(range(junk))
+
+    async def junk_dates() -> None:
+        nonlocal echoed
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            for _ in queue:
+                segment = junk_segment(rng)
+                try:
+                    answer = await client.get(f"/v1/daily/{segment}")
+                except httpx.HTTPError as error:
+                    statuses[f"/v1/daily/<junk> {type(error).__name__}"] += 1
+                    continue
+                statuses[f"/v1/daily/<junk> {answer.status_code}"] += 1
+                echoed += segment[:40] in answer.text
+
+    await asyncio.gather(*(junk_dates() for _ in range(JUNK_CONCURRENCY)))
+    turns = iter(range(analyses))
+
+    async def analyse() -> None:
+        async with fresh_connections(url) as client:
+            for n in turns:
+                _, path, arguments = request_for(VARIANTS[n % len(VARIANTS)], 2, rng)
+                try:
+                    answer = await client.post(path, **arguments)
+                    statuses[f"{path} {answer.status_code}"] += 1
+                except httpx.HTTPError as error:
+                    statuses[f"{path} {type(error).__name__}"] += 1
+
+    await asyncio.gather(*(analyse() for _ in range(JUNK_CONCURRENCY)))
+    print(f"\n2. {junk} junk Daily Dice paths, then {analyses} analyses over the variants")
+    print(f"   answers repeating the junk segment: {echoed}")
+    print_statuses(statuses)
+
+
+def print_statuses(statuses: Counter[str]) -> None:
+    for key, count in sorted(statuses.items()):
+        print(f"   {key}: {count}")
+
+
+def memory(server: subprocess.Popen[bytes]) -> tuple[list[float], list[float]]:
+    """RSS in MiB of the workers (the server's children) and of their solver processes."""
+    workers = psutil.Process(server.pid).children()
+    solvers = [p for worker in workers for p in worker.children(recursive=True)]
+    mib = [w.memory_info().rss / 2**20 for w in workers]
+    return sorted(mib), sorted(p.memory_info().rss / 2**20 for p in solvers)
+
+
+async def _admin(statement: str) -> None:
+    connection = await asyncpg.connect(ADMIN_URL)
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+def wait_ready(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"hostile: the server exited\n{log.read_text()[-3000:]}")
+        with suppress(httpx.HTTPError):
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return
+        time.sleep(0.2)
+    raise SystemExit("hostile: the server did not become ready")
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    if server.poll() is None:
+        server.send_signal(signal.SIGTERM)
+        with suppress(subprocess.TimeoutExpired):
+            server.wait(20)
+    # The group is the server's alone (start_new_session): workers and solvers go too.
+    with suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGKILL)
+    server.wait()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=10.0, help="length of phase 1")
+    parser.add_argument("--clients", type=int, default=4, help="clients cycling variants")
+    parser.add_argument("--junk", type=int, default=3000, help="junk Daily Dice paths")
+    parser.add_argument("--analyses", type=int, default=3000, help="analyses in phase 2")
+    parser.add_argument("--workers", type=int, default=2, help="server worker processes")
+    args = parser.parse_args()
+
+    database = f"shutbox_hostile_{secrets.token_hex(4)}"
+    asyncio.run(_admin(f'CREATE DATABASE "{database}"'))
+    port = free_port()
+    url = f"http://{HOST}:{port}"
+    env = {
+        **os.environ,
+        "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + f"/{database}",
+        "SHUTBOX_SECRET": secrets.token_urlsafe(16),
+        "SHUTBOX_LOG_LEVEL": "WARNING",
+    }
+    env.pop("REDIS_URL", None)
+    command = [sys.executable, "-m", "service.cli", "serve", "--host", HOST, "--port", str(port)]
+    command += ["--workers", str(args.workers)]
+    with tempfile.TemporaryDirectory(prefix="shutbox-hostile-") as scratch:
+        log = Path(scratch) / "server.log"
+        with log.open("wb") as output:
+            server = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            wait_ready(server, url, log)
+            before, solvers_before = memory(server)
+            asyncio.run(variants_phase(url, args.seconds, args.clients))
+            asyncio.run(junk_phase(url, args.junk, args.analyses))
+            after, solvers_after = memory(server)
+        finally:
+            stop(server)
+            asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+    verdict = "ok" if max(after) <= TARGET_RSS_MIB else "OVER TARGET"
+    print("\nworker RSS MiB: before " + ", ".join(f"{m:.0f}" for m in before), end="")
+    print("; after " + ", ".join(f"{m:.0f}" for m in after), end="")
+    print(f" (target: the largest <= {TARGET_RSS_MIB:.0f} MiB: {verdict})")
+    print(
+        "solver processes RSS MiB: before "
+        + (", ".join(f"{m:.0f}" for m in solvers_before) or "none")
+        + "; after "
+        + (", ".join(f"{m:.0f}" for m in solvers_after) or "none")
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""The exact tables a request needs, loaded before the rules core is called: a handler
+awaits ``held_tables`` and then calls the pure functions (``report``, ``hint``,
+``solution``, ``Hindsight``) straight away, so they only ever meet tables in memory."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+
+from service.api.problems import problem
+from service.ratelimit import RateLimiter
+from service.rules.ruleset import Rules
+from service.rules.solver import Tables
+from service.solving import Solver, SolverBusy, TooManySolves
+
+
+async def held_tables(request: Request[Any, Any, Any], rules: Rules) -> Tables:
+    """The tables of ``rules``, held in this process until the handler's next await.
+
+    A variant solved nowhere yet takes a solve: 503 ``solver-busy`` when this process
+    has as many waiting as it lets wait, 429 when the client has started too many.
+    """
+    solver: Solver = request.app.state.solver
+    limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
+    client = limiter.client_address(request.scope) if limiter is not None else None
+    try:
+        return await solver.tables(rules, client)
+    except SolverBusy as busy:
+        raise problem(
+            503, "solver-busy",
+            "Many rules variants are being solved right now; retry as Retry-After says.",
+            title="The solver is busy",
+            headers={"Retry-After": str(busy.retry_after)},
+        ) from None  # fmt: skip
+    except TooManySolves as over:
+        raise problem(
+            429, "rate-limited",
+            "This client asked for too many rules variants not solved yet; retry as "
+            "Retry-After says (variants solved before are not limited so).",
+            headers={"Retry-After": str(over.retry_after)},
+        ) from None  # fmt: skip

@@ -1,0 +1,100 @@
+"""Solved tables in PostgreSQL: each rules variant packed once, read by every process.
+
+The packing, little-endian and zlib-compressed: the number of columns and the length
+of each (``int64``), then the columns one after another: the final scores
+(``int64``), each solved value in the order of ``value_names`` (``float64``), and the
+optimal moves for each number of dice in the order of ``dice_counts`` (``int16``).
+Doubles are stored as they are, so the tables rebuilt from a row are the solver's
+tables bit for bit. ``ENCODING`` names the solver and the packing that made a row:
+change either, and raise it.
+"""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from array import array
+from typing import Any, Final
+
+import msgspec
+
+from service.rules.ruleset import Rules
+from service.rules.solver import Tables, dice_counts, value_names
+from service.store.db import QUERIES, Database
+
+ENCODING: Final = 1
+
+
+def _kinds(rules: Rules) -> str:
+    """The array type of each column of a variant's packed tables."""
+    return "q" + "d" * len(value_names(rules)) + "h" * len(dice_counts(rules))
+
+
+def pack(tables: Tables) -> bytes:
+    """The final scores, solved values and optimal moves of ``tables``, packed."""
+    columns: list[array[int] | array[float]] = [array("q", tables.score)]
+    columns += [array("d", values) for values in tables.values().values()]
+    columns += [array("h", tables.optimal_moves[dice]) for dice in dice_counts(tables.rules)]
+    header = array("q", [len(columns), *(len(column) for column in columns)])
+    if sys.byteorder != "little":
+        for column in (header, *columns):
+            column.byteswap()
+    return zlib.compress(b"".join(column.tobytes() for column in (header, *columns)))
+
+
+def unpack(rules: Rules, packed: bytes) -> Tables:
+    """The tables of ``rules`` rebuilt from their packed columns (ValueError, or
+    zlib.error, if they are not the packing of this variant's tables)."""
+    key = rules.solver_key
+    names, counts = value_names(key), dice_counts(key)
+    raw = zlib.decompress(packed)
+    header, at = _column(raw, 0, "q", 1 + len(_kinds(key)))
+    if header[0] != len(_kinds(key)):
+        raise ValueError(f"packed tables do not fit {key}")
+    lengths = iter(header[1:])
+    score, at = _column(raw, at, "q", next(lengths))
+    values: dict[str, array[float]] = {}
+    for name in names:
+        values[name], at = _column(raw, at, "d", next(lengths))
+    moves: dict[int, array[int]] = {}
+    for dice in counts:
+        moves[dice], at = _column(raw, at, "h", next(lengths))
+    if at != len(raw):
+        raise ValueError(f"packed tables do not fit {key}")
+    return Tables.from_values(key, score, values, moves)
+
+
+def _column(raw: bytes, at: int, kind: str, length: int) -> tuple[array[Any], int]:
+    """The column of ``length`` items of type ``kind`` at byte ``at``, and where it ends."""
+    column = array(kind)
+    end = at + column.itemsize * length
+    if length < 0 or end > len(raw):
+        raise ValueError("packed tables end before their columns do")
+    column.frombytes(raw[at:end])
+    if sys.byteorder != "little":
+        column.byteswap()
+    return column, end
+
+
+def solve_packed(rules: dict[str, object]) -> bytes:
+    """Solve a variant (given as plain data) and pack its tables: what a solver process
+    runs. The tables are not kept: the process asking for them holds them."""
+    return pack(Tables(msgspec.convert(rules, Rules).solver_key))
+
+
+def _variant(rules: Rules) -> tuple[int, str, str, str, int]:
+    key = rules.solver_key
+    return key.tiles, key.one_die, key.move_rule, key.scoring, ENCODING
+
+
+async def stored(database: Database, rules: Rules) -> bytes | None:
+    """The packed tables of a variant, if any process stored them."""
+    packed: bytes | None = await database.fetchval(
+        QUERIES.solver_tables_of_variant, *_variant(rules)
+    )
+    return packed
+
+
+async def store(database: Database, rules: Rules, packed: bytes) -> None:
+    """Store a variant's packed tables (a row stored first stays)."""
+    await database.execute(QUERIES.insert_solver_tables, *_variant(rules), packed)

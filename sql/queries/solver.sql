@@ -1,0 +1,11 @@
+-- name: solver_tables_of_variant
+-- The packed tables of a rules variant in one encoding, if it was ever solved.
+SELECT tables FROM solver_tables
+WHERE tiles = $1 AND one_die = $2 AND move_rule = $3 AND scoring = $4 AND encoding = $5;
+
+-- name: insert_solver_tables
+-- Store a variant's tables once solved; a row stored first by another process stays
+-- (both are the same tables).
+INSERT INTO solver_tables (tiles, one_die, move_rule, scoring, encoding, tables)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT DO NOTHING;

@@ -1,0 +1,63 @@
+"""Daily Dice paths that name no date: refused cheaply, never remembered, never echoed,
+and limited like any other request."""
+
+from __future__ import annotations
+
+import random
+import secrets
+import string
+from collections.abc import AsyncIterator
+
+import httpx
+import msgspec
+import pytest
+from litestar.testing import AsyncTestClient
+
+from service.api import daily
+from service.app import create_app
+from service.clock import FixedClock
+from service.settings import Settings
+from tests.conftest import NOW
+
+
+def junk(rng: random.Random, length: int) -> str:
+    return "".join(rng.choices(string.ascii_letters + string.digits + "-_.~", k=length))
+
+
+async def test_a_junk_date_is_400_without_the_segment_and_not_cached(
+    client: httpx.AsyncClient,
+) -> None:
+    rng = random.Random(11)
+    await client.get("/v1/daily/2026-11-29")
+    cached = daily._date_of.cache_info().currsize
+    for n in range(200):
+        segment = junk(rng, 50 + 40 * n)
+        for path in (f"/v1/daily/{segment}", f"/v1/daily/{segment}/leaderboard"):
+            response = await client.get(path)
+            assert response.status_code == 400, path
+            assert response.json()["type"] == "/problems/invalid-date"
+            assert segment[:20] not in response.text
+    # Shaped like a date, or a near miss: refused as ever, and still not cached.
+    for text in ("2026-13-01", "2026-11-29\n", "\uff12\uff10\uff12\uff16-11-29", "2026-11-299"):
+        assert daily._calendar_date(text) is None
+    assert daily._date_of.cache_info().currsize <= cached + 1  # 2026-13-01 alone, at most
+
+
+@pytest.fixture
+async def limited(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    limits = msgspec.structs.replace(
+        settings,
+        rate_limit_address="5/h",
+        redis_prefix=f"{settings.redis_prefix}{secrets.token_hex(4)}:",
+    )
+    async with AsyncTestClient(create_app(limits, FixedClock(NOW))) as test_client:
+        yield test_client
+
+
+async def test_junk_dates_are_rate_limited_and_real_dates_are_not(
+    limited: httpx.AsyncClient,
+) -> None:
+    statuses = [(await limited.get(f"/v1/daily/{'x' * 300}")).status_code for _ in range(7)]
+    assert statuses == [400] * 5 + [429] * 2
+    for _ in range(3):  # the feed of a date stays free of limits
+        assert (await limited.get("/v1/daily/2026-11-29")).status_code == 200
