@@ -66,7 +66,8 @@ def _solve(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from granian import Granian
-    from granian.constants import Interfaces
+    from granian.constants import HTTPModes, Interfaces
+    from granian.http import HTTP1Settings
 
     from service.store import embedded
 
@@ -89,6 +90,11 @@ def _serve(args: argparse.Namespace) -> int:
         port=settings.port,
         workers=settings.workers,
         backlog=2048,
+        # A connection that has not sent its request headers in time is closed, so idle
+        # and half-sent connections cannot pile up. HTTP/1 only: in the auto mode, a
+        # connection that sends nothing at all waits for its first bytes with no timer.
+        http=HTTPModes.http1,
+        http1_settings=HTTP1Settings(header_read_timeout=round(settings.header_timeout * 1000)),
     ).serve()
     return 0
 

@@ -12,7 +12,7 @@ from contextvars import ContextVar
 from typing import Any, Final
 
 import msgspec
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 from prometheus_client import Counter, Histogram
 
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
@@ -56,11 +56,21 @@ DURATION: Final = Histogram(
 )
 _PROCESS_TAG: Final = secrets.token_hex(4)
 _numbers = itertools.count()
+CLIENT_CLOSED: Final = 499  # nginx's status for a client that hung up before the answer
+
+
+class ClientClosedRequest(Exception):
+    """The client hung up before its request was read: not a server error."""
 
 
 def observe_middleware(app: ASGIApp) -> ASGIApp:
     """Per request, in one layer: an id (the client's ``X-Request-ID`` or a new one,
-    echoed back), Prometheus metrics by route template, and a JSON access-log line."""
+    echoed back), Prometheus metrics by route template, and a JSON access-log line.
+
+    A client that hangs up before its request is read (mid-body) is counted and logged
+    as 499, "client closed request": the read raises ``ClientClosedRequest`` instead of
+    handing the app a disconnect it would report as a server error, and whatever the
+    app answers then goes nowhere."""
     counters: dict[tuple[str, str, int], Any] = {}
     timers: dict[tuple[str, str], Any] = {}
 
@@ -72,17 +82,33 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
         token = request_id.set(rid)
         started = time.perf_counter()
         status = 500
+        client_gone = responded = False
+
+        async def receive_or_raise() -> ReceiveMessage:
+            nonlocal client_gone
+            message = await receive()
+            if message["type"] == "http.disconnect" and not (client_gone or responded):
+                client_gone = True
+                raise ClientClosedRequest
+            return message
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, responded
+            if client_gone:
+                return
             if message["type"] == "http.response.start":
+                responded = True
                 status = message["status"]
                 message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
             await send(message)
 
         try:
-            await app(scope, receive, send_with_id)
+            await app(scope, receive_or_raise, send_with_id)
+        except ClientClosedRequest:
+            pass  # raised past the app's error handlers: nobody is there to answer
         finally:
+            if client_gone:
+                status = CLIENT_CLOSED
             elapsed = time.perf_counter() - started
             method = str(scope.get("method", ""))
             path = str(scope.get("path_template", "unmatched"))
@@ -96,7 +122,7 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
             timer.observe(elapsed)
             if access_log.isEnabledFor(logging.INFO):
                 access_log.info(
-                    "request",
+                    "client closed request" if status == CLIENT_CLOSED else "request",
                     extra={"method": method, "path": scope["path"], "status": status,
                            "ms": round(elapsed * 1000, 2)},
                 )  # fmt: skip

@@ -1,14 +1,17 @@
 """The deployment files agree with the settings and with each other.
 
-``Dockerfile`` and ``docker-compose.yml`` are read as text and YAML: Docker is not needed.
-Every variable the compose file gives the API must be one ``service.settings`` reads,
-the service names in its URLs must be the compose services, the ports must line up,
-and the API must stay scalable (no container name, no fixed host port).
+``Dockerfile``, ``docker-compose.yml`` and ``deploy/nginx.conf`` are read as text and
+YAML: neither Docker nor nginx is needed. Every variable the compose file gives the API
+must be one ``service.settings`` reads, the service names in its URLs must be the
+compose services, the ports must line up, the API must stay scalable (no container
+name, no published port) behind the proxy, the only published port, whose limits hold
+slow and idle clients off, and the API must believe X-Forwarded-For from that proxy only.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import ipaddress
 import json
 import re
 import shlex
@@ -28,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "docker-compose.yml"
 DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
-API, POSTGRES, REDIS = "api", "postgres", "redis"
+API, POSTGRES, REDIS, PROXY = "api", "postgres", "redis", "proxy"
+NGINX_CONF = "/etc/nginx/nginx.conf"
 SECRET = "a-secret-from-the-host"
 
 
@@ -112,6 +116,113 @@ def urls_in(command: object) -> list[tuple[int, str]]:
     text = " ".join(map(str, command)) if isinstance(command, list) else str(command)
     found = re.findall(r"https?://[^\s/:'\"]+(?::(\d+))?(/[^\s'\")]*)?", text)
     return [(int(port) if port else 80, path or "/") for port, path in found]
+
+
+# --- deploy/nginx.conf -----------------------------------------------------------------
+
+Directive = tuple[str, list[str], list[Any]]
+"""An nginx directive: its name, its arguments, and the directives of its block."""
+
+_NGINX_TOKEN = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|#[^\n]*|[{};]|[^\s{};'"#]+""")
+
+
+def proxy_config_path() -> Path:
+    """The file of the repo the proxy mounts as its nginx.conf."""
+    for volume in service(PROXY).get("volumes", []):
+        source, _, rest = str(volume).partition(":")
+        if rest.partition(":")[0] == NGINX_CONF:
+            return ROOT / source
+    raise AssertionError(f"the proxy mounts nothing at {NGINX_CONF}")
+
+
+@cache
+def nginx() -> list[Directive]:
+    """The proxy's nginx.conf as nested directives (comments dropped, quotes kept)."""
+    tokens = [t for t in _NGINX_TOKEN.findall(proxy_config_path().read_text()) if t[0] != "#"]
+
+    def block(at: int) -> tuple[list[Directive], int]:
+        found: list[Directive] = []
+        words: list[str] = []
+        while at < len(tokens):
+            token, at = tokens[at], at + 1
+            if token == ";":
+                found.append((words[0], words[1:], []))
+                words = []
+            elif token == "{":
+                children, at = block(at)
+                found.append((words[0], words[1:], children))
+                words = []
+            elif token == "}":
+                assert not words, f"unterminated directive {words}"
+                return found, at
+            else:
+                words.append(token)
+        assert not words, f"unterminated directive {words}"
+        return found, at
+
+    parsed, _ = block(0)
+    return parsed
+
+
+def directives(within: list[Directive], name: str) -> list[Directive]:
+    return [found for found in within if found[0] == name]
+
+
+def one(within: list[Directive], name: str) -> Directive:
+    found = directives(within, name)
+    assert len(found) == 1, f"{len(found)} {name} directives, not one"
+    return found[0]
+
+
+def http_block() -> list[Directive]:
+    return one(nginx(), "http")[2]
+
+
+def proxied_location() -> list[Directive]:
+    """The ``location /`` of the one server block: where every request is proxied."""
+    (server,) = [found[2] for found in directives(http_block(), "server")]
+    (location,) = [found[2] for found in directives(server, "location") if found[1] == ["/"]]
+    return location
+
+
+def setting(name: str) -> list[str]:
+    """A directive's arguments where the proxied location sees it: that location's own,
+    else its server's, else the http block's."""
+    (server,) = [found[2] for found in directives(http_block(), "server")]
+    for within in (proxied_location(), server, http_block()):
+        found = directives(within, name)
+        if found:
+            assert len(found) == 1, f"{name} set twice in one block"
+            return found[0][1]
+    raise AssertionError(f"{name} is not set")
+
+
+def seconds(text: str) -> float:
+    """An nginx time: ``5s``, ``500ms``, ``1m``, ``1h`` or bare seconds."""
+    found = re.fullmatch(r"(\d+)(ms|s|m|h)?", text)
+    assert found, f"not an nginx time: {text}"
+    return int(found[1]) * {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600}[found[2]]
+
+
+def size_in_bytes(text: str) -> int:
+    found = re.fullmatch(r"(\d+)([kKmM])?", text)
+    assert found, f"not an nginx size: {text}"
+    return int(found[1]) * {"k": 1024, "m": 1024 * 1024, None: 1}[found[2] and found[2].lower()]
+
+
+def upstream_servers() -> list[tuple[str, int]]:
+    """(host, port) of the servers the proxied location passes requests to."""
+    (target,) = setting("proxy_pass")
+    url = urlsplit(target)
+    assert url.scheme == "http", target
+    upstreams = {found[1][0]: found[2] for found in directives(http_block(), "upstream")}
+    if url.hostname not in upstreams:
+        return [(str(url.hostname), url.port or 80)]
+    servers = []
+    for _, arguments, _ in directives(upstreams[url.hostname], "server"):
+        host, _, port = arguments[0].rpartition(":")
+        servers.append((host, int(port)))
+    return servers
 
 
 # --- Dockerfile -----------------------------------------------------------------------
@@ -244,11 +355,12 @@ def test_redis_url_points_at_the_redis_service() -> None:
 # --- compose: ports, scaling, health ---------------------------------------------------
 
 
-def test_the_api_listens_where_it_is_published_and_checked() -> None:
+def test_the_api_listens_where_it_is_proxied_and_checked() -> None:
     port = int(environment(API)["SHUTBOX_PORT"])
-    assert [container for _, container in port_entries(API)] == [port]
+    assert [int(str(exposed).partition("/")[0]) for exposed in service(API)["expose"]] == [port]
     checked = urls_in(service(API)["healthcheck"]["test"])
     assert checked == [(port, "/readyz")]
+    assert upstream_servers() == [(API, port)]
 
 
 def test_the_api_is_scalable() -> None:
@@ -276,6 +388,104 @@ def test_the_api_waits_for_healthy_backing_services(name: str, probe: str) -> No
 def test_postgres_keeps_its_data_in_a_named_volume() -> None:
     sources = [str(volume).partition(":")[0] for volume in service(POSTGRES).get("volumes", [])]
     assert any(source in (compose().get("volumes") or {}) for source in sources), sources
+
+
+# --- compose: the reverse proxy in front ------------------------------------------------
+
+
+def networks_of(name: str) -> set[str]:
+    joined = service(name).get("networks", ["default"])
+    return set(joined) if isinstance(joined, (list, dict)) else {str(joined)}
+
+
+def subnets(network: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    config = ((compose().get("networks") or {}).get(network) or {}).get("ipam", {})
+    return [ipaddress.ip_network(entry["subnet"]) for entry in config.get("config", [])]
+
+
+def test_the_proxy_is_the_only_published_port() -> None:
+    for name in compose()["services"]:
+        if name != PROXY:
+            assert not service(name).get("ports"), f"{name} is published past the proxy"
+    ((published, container),) = port_entries(PROXY)
+    assert published is not None and published.isdigit(), "one fixed address for clients"
+    assert [str(container)] == setting("listen")[:1]
+
+
+def test_the_proxy_runs_the_config_of_the_repo() -> None:
+    image, _, tag = service(PROXY)["image"].partition(":")
+    assert image == "nginx", "the official image"
+    volume = next(str(v) for v in service(PROXY)["volumes"] if NGINX_CONF in str(v))
+    assert volume.endswith(":ro"), "the proxy cannot change its own config"
+    assert proxy_config_path().is_file()
+    servers = directives(one(http_block(), "upstream")[2], "server")
+    if any("resolve" in arguments for _, arguments, _ in servers):
+        version = tuple(int(part) for part in tag.split("."))
+        assert version >= (1, 27, 3), "an upstream server's resolve needs nginx 1.27.3"
+    depends_on = service(PROXY).get("depends_on")
+    assert isinstance(depends_on, dict) and depends_on[API]["condition"] == "service_healthy"
+
+
+def test_the_proxy_holds_slow_and_idle_clients_off() -> None:
+    # Requests in flight per client address, in a zone keyed by that address.
+    zones = {}
+    for _, arguments, _ in directives(http_block(), "limit_conn_zone"):
+        key, zone = arguments
+        name, _, size = zone.removeprefix("zone=").partition(":")
+        zones[name] = key
+        assert size_in_bytes(size) > 0
+    zone, limit = setting("limit_conn")
+    assert zones.get(zone) == "$binary_remote_addr", "limit_conn is per client address"
+    assert 1 <= int(limit) <= 1000
+    assert setting("limit_conn_status") == ["429"]
+    # A client has seconds, not minutes, for its headers, for its body, and idle.
+    assert seconds(setting("client_header_timeout")[0]) <= 10
+    assert seconds(setting("client_body_timeout")[0]) <= 30
+    assert seconds(setting("send_timeout")[0]) <= 30
+    assert seconds(setting("keepalive_timeout")[0]) <= 75
+    assert 1 <= int(setting("keepalive_requests")[0]) <= 10_000
+    # Bodies are read whole before they are sent on, no larger than the API takes.
+    assert setting("proxy_request_buffering") == ["on"]
+    largest = Settings.from_env(api_environment({"SHUTBOX_SECRET": SECRET})).max_body_bytes
+    assert size_in_bytes(setting("client_max_body_size")[0]) <= largest
+
+
+def test_the_proxy_passes_every_request_to_the_api_replicas() -> None:
+    port = int(environment(API)["SHUTBOX_PORT"])
+    assert upstream_servers() == [(API, port)]
+    # Resolved again and again, so that replicas added by --scale are used too.
+    (upstream,) = directives(http_block(), "upstream")
+    (server,) = directives(upstream[2], "server")
+    assert "resolve" in server[1] and setting("resolver")
+    assert networks_of(PROXY) & networks_of(API), "the proxy cannot reach the API"
+
+
+def test_the_api_believes_x_forwarded_for_from_the_proxy_only() -> None:
+    (forwarded,) = [
+        arguments[1:]
+        for _, arguments, _ in directives(proxied_location(), "proxy_set_header")
+        if arguments[0].lower() == "x-forwarded-for"
+    ]
+    assert forwarded in (["$proxy_add_x_forwarded_for"], ["$remote_addr"])
+    settings = Settings.from_env(api_environment({"SHUTBOX_SECRET": SECRET}))
+    trusted = [ipaddress.ip_network(proxy, strict=False) for proxy in settings.trusted_proxies]
+    assert trusted, "SHUTBOX_TRUSTED_PROXIES is not set: every client shares the proxy's address"
+    shared = networks_of(PROXY) & networks_of(API)
+    proxy_ranges = [subnet for network in shared for subnet in subnets(network)]
+    assert proxy_ranges, "the proxy's network has no fixed subnet to trust"
+    for network in shared:  # nobody else sits where the API believes what it is told
+        members = {name for name in compose()["services"] if network in networks_of(name)}
+        assert members == {PROXY, API}, f"{sorted(members - {PROXY, API})} on {network}"
+    for subnet in trusted:
+        assert any(
+            subnet.version == ours.version and subnet.subnet_of(ours)  # type: ignore[arg-type]
+            for ours in proxy_ranges
+        ), f"{subnet} is trusted, but is not the proxy's network"
+    for ours in proxy_ranges:
+        assert any(
+            ours.version == subnet.version and ours.subnet_of(subnet)  # type: ignore[arg-type]
+            for subnet in trusted
+        ), f"the proxy's network {ours} is not trusted"
 
 
 # --- Dockerfile -----------------------------------------------------------------------

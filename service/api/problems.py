@@ -16,10 +16,11 @@ from litestar.plugins.problem_details import (
 )
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from service.logs import ClientClosedRequest
 from service.rules.dice import InvalidDice
 from service.rules.errors import IllegalRun
 from service.rules.ruleset import tiles_of
-from service.store.db import UNAVAILABLE
+from service.store.db import TIMED_OUT, UNAVAILABLE
 
 log = logging.getLogger("shutbox.errors")
 
@@ -35,8 +36,10 @@ _BY_STATUS: Final[dict[int, tuple[str, str]]] = {
     405: ("method-not-allowed", "Method not allowed"),
     409: ("conflict", "Conflicts with stored state"),
     413: ("body-too-large", "The request body is too large"),
+    415: ("unsupported-media-type", "The request body must be JSON"),
     422: ("rules-violation", "The request breaks the game's rules"),
     429: ("rate-limited", "Too many requests"),
+    499: ("client-closed-request", "Client closed request"),
     503: ("unavailable", "A dependency is unavailable"),
 }
 
@@ -65,6 +68,8 @@ def _validation_detail(exc: ValidationException) -> str:
     errors = exc.extra if isinstance(exc.extra, list) else []
     if errors and isinstance(errors[0], dict):
         first = errors[0]
+        if first.get("key") == "data" and first.get("message") == "'data'":
+            return "The request needs a JSON body."
         where = f" (at {first['key']})" if first.get("key") else ""
         return f"{first.get('message', exc.detail)}{where}"
     return str(exc.detail)
@@ -112,6 +117,22 @@ def from_database_error(exc: Exception) -> ProblemDetailsException:
     )
 
 
+def from_database_timeout(exc: Exception) -> ProblemDetailsException:
+    log.error("database statement timed out", extra={"error": repr(exc)})
+    return problem(
+        503,
+        "database-timeout",
+        "The database took too long to answer; try again shortly.",
+        title="The database timed out",
+        headers={"Retry-After": DATABASE_RETRY_AFTER},
+    )
+
+
+def from_client_closed(exc: ClientClosedRequest) -> ProblemDetailsException:
+    """Nobody reads it: it only lets the access log and the metrics count a 499."""
+    return problem(499, "client-closed-request", "The client closed the connection mid-request.")
+
+
 def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.exception("unhandled error", exc_info=exc)
     return from_http_exception(
@@ -127,6 +148,9 @@ def plugin() -> ProblemDetailsPlugin:
     }
     for error in UNAVAILABLE:
         mapping[error] = from_database_error
+    for error in TIMED_OUT:  # more specific than UNAVAILABLE: found first
+        mapping[error] = from_database_timeout
+    mapping[ClientClosedRequest] = from_client_closed
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
 
 

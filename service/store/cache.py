@@ -47,7 +47,8 @@ class Cache:
         return self.redis is not None and time.monotonic() >= self._down_until
 
     async def call(self, operation: Callable[[Redis], Awaitable[T]]) -> T | None:
-        """Run a Redis operation; None when Redis is absent, down or failing."""
+        """Run a Redis operation; None when Redis is absent, down or failing. Any error
+        raised inside is taken for Redis's: keep PostgreSQL out of ``operation``."""
         if self.redis is None or not self.usable:
             return None
         try:

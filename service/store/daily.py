@@ -218,10 +218,24 @@ async def history(
     return list(await pool.fetch(QUERIES.history, player_id, before, limit))
 
 
-async def histogram(pool: asyncpg.Pool, day: date) -> dict[int, int]:
-    """How many official runs of the date ended on each score."""
-    return {r["score"]: r["players"] for r in await pool.fetch(QUERIES.day_histogram, day)}
+class DayBoard(msgspec.Struct, frozen=True):
+    """A date's official runs at one moment: how many players ended on each score, and
+    the best runs, best first, as (name, score)."""
+
+    histogram: dict[int, int]
+    top: list[tuple[str | None, int]]
+
+    def rank_of(self, score: int) -> int:
+        """The position of a score (ties share it): one after every better score."""
+        return 1 + sum(players for other, players in self.histogram.items() if other < score)
 
 
-async def top(pool: asyncpg.Pool, day: date, limit: int) -> list[asyncpg.Record]:
-    return list(await pool.fetch(QUERIES.day_top, day, limit))
+async def leaderboard(pool: asyncpg.Pool, day: date, limit: int) -> DayBoard:
+    """The histogram and the ``limit`` best runs of a date, read in one statement: a run
+    committed meanwhile is in both or in neither."""
+    row = await pool.fetchrow(QUERIES.day_leaderboard, day, limit)
+    assert row is not None  # an aggregate: always one row
+    return DayBoard(
+        histogram=dict(zip(row["scores"], row["players"])),
+        top=list(zip(row["top_names"], row["top_scores"])),
+    )

@@ -3,6 +3,7 @@ queries in ``sql/queries``."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import AsyncIterator
@@ -29,6 +30,10 @@ UNAVAILABLE: Final = (
     OSError,  # refused, unreachable, socket gone, timed out
 )
 """The errors of a database that cannot be reached now (a 503, not a bug)."""
+
+TIMED_OUT: Final = (asyncpg.QueryCanceledError,)
+"""A statement the database cancelled, past its ``statement_timeout`` (a 503 of its own:
+the database is there, but too slow now)."""
 
 
 @asynccontextmanager
@@ -71,6 +76,10 @@ async def migrate(connection: Connection) -> list[int]:
     """Apply the migrations not applied yet, each in its own transaction; safe when
     several processes start at once (an advisory lock). Returns the versions applied."""
     applied_now = []
+    # A migration, and the wait for another process's, may outlast a request's
+    # statement timeout: none while migrating, the connection's own again after.
+    timeout = await connection.fetchval("SELECT current_setting('statement_timeout')")
+    await connection.execute("SELECT set_config('statement_timeout', '0', false)")
     await connection.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
     try:
         await connection.execute(
@@ -99,6 +108,7 @@ async def migrate(connection: Connection) -> list[int]:
             applied_now.append(migration.version)
     finally:
         await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+        await connection.execute("SELECT set_config('statement_timeout', $1, false)", timeout)
     return applied_now
 
 
@@ -128,11 +138,16 @@ class Queries:
 QUERIES: Final = Queries()
 
 
-async def _init_connection(connection: asyncpg.Connection) -> None:
+async def _init_connection(connection: asyncpg.Connection, statement_timeout: float) -> None:
     for type_name in ("json", "jsonb"):
         await connection.set_type_codec(
             type_name, schema="pg_catalog", encoder=_encode_json, decoder=msgspec.json.decode
         )
+    # A timeout the database already has (its configuration, the role's, the URL's) is
+    # kept; without one, a statement stuck behind a lock would hold its request forever.
+    if statement_timeout > 0:
+        milliseconds = str(max(1, round(statement_timeout * 1000)))
+        await connection.execute(QUERIES.default_statement_timeout, milliseconds)
 
 
 def _encode_json(value: object) -> str:
@@ -141,19 +156,24 @@ def _encode_json(value: object) -> str:
 
 async def _keep_session(connection: asyncpg.Connection) -> None:
     """Hand a connection back to the pool as it is. The service keeps no session state
-    (no LISTEN, no session settings, advisory locks only per transaction, the start-up
-    migration lock released explicitly), so the default reset (RESET ALL, UNLISTEN *,
-    CLOSE ALL, unlock all) would only cost a round trip per request."""
+    (no LISTEN, no session settings but the statement timeout of ``_init_connection``,
+    advisory locks only per transaction, the start-up migration lock released
+    explicitly), so the default reset (RESET ALL, UNLISTEN *, CLOSE ALL, unlock all)
+    would only cost a round trip per request, and undo the timeout."""
 
 
-async def create_pool(url: str, *, min_size: int = 1, max_size: int = 10) -> asyncpg.Pool:
-    """One pool per process; connections decode json and jsonb with msgspec."""
+async def create_pool(
+    url: str, *, min_size: int = 1, max_size: int = 10, statement_timeout: float = 0
+) -> asyncpg.Pool:
+    """One pool per process; connections decode json and jsonb with msgspec, and cancel
+    a statement after ``statement_timeout`` seconds unless the database sets a timeout
+    of its own (0: none). The client gives up a few seconds after the server would."""
     pool: asyncpg.Pool = await asyncpg.create_pool(
         url,
         min_size=min_size,
         max_size=max_size,
-        init=_init_connection,
+        init=functools.partial(_init_connection, statement_timeout=statement_timeout),
         reset=_keep_session,
-        command_timeout=10,
+        command_timeout=max(10, statement_timeout + 5),
     )
     return pool

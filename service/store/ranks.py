@@ -105,10 +105,7 @@ class Leaderboards:
         """The counts around each of ``scores`` among the date's stored runs."""
         database: Database = connection or self.pool
         if self.cache.usable:
-            epoch = await database.fetchval(QUERIES.leaderboard_epoch, day)
-            found = await self.cache.call(
-                lambda redis: self._redis_counts(redis, database, day, scores, epoch)
-            )
+            found = await self._redis_counts(database, day, scores)
             if found is not None:
                 return DayCounts(found)
         rows = await database.fetch(QUERIES.day_histogram, day)
@@ -154,34 +151,57 @@ class Leaderboards:
             await pipe.execute()
 
     async def _redis_counts(
-        self, redis: Redis, database: Database, day: date, scores: Collection[int], epoch: int
-    ) -> dict[int, Counts]:
+        self, database: Database, day: date, scores: Collection[int]
+    ) -> dict[int, Counts] | None:
+        """The counts from the date's Redis set, checked against PostgreSQL (and the set
+        rebuilt from it when short); None when Redis fails. Only the Redis steps run in
+        ``cache.call``: an error of the database is the database's (a 503), and never
+        marks Redis down; an error of Redis is Redis's, and never fails the request."""
         # ``database`` is the caller's connection inside a transaction: taking a second
         # one from the pool there could wait forever on a pool its peers have drained.
-        board, built_at = self._keys(day)
+        epoch = await database.fetchval(QUERIES.leaderboard_epoch, day)
         ordered = list(scores)
-        async with redis.pipeline(transaction=True) as pipe:  # one moment's counts
-            pipe.get(built_at)
-            pipe.zcard(board)
-            for score in ordered:
-                pipe.zcount(board, "-inf", f"({score}")
-                pipe.zcount(board, f"({score}", "+inf")
-            built, players, *around = await pipe.execute()
-        counts = {
-            score: (around[2 * i], around[2 * i + 1], players) for i, score in enumerate(ordered)
-        }
-        if built is not None and int(built) == epoch:
+        read = await self.cache.call(lambda redis: self._read_counts(redis, day, ordered))
+        if read is None:
+            return None
+        built, players, counts = read
+        if built == epoch:
             return counts
         # Counted after the set was read: equal means the set misses no run.
         if players == await database.fetchval(QUERIES.day_run_count, day):
-            await self._mark_built(redis, day, epoch)
+            await self.cache.call(lambda redis: self._mark_built(redis, day, epoch))
             return counts
         rows = await database.fetch(QUERIES.day_scores, day)
-        for start in range(0, len(rows), _CHUNK):
-            chunk = rows[start : start + _CHUNK]
-            await redis.zadd(board, {str(r["player_id"]): r["score"] for r in chunk})
-        await self._mark_built(redis, day, epoch)
+        await self.cache.call(lambda redis: self._rebuild(redis, day, epoch, rows))
         histogram: dict[int, int] = {}
         for row in rows:
             histogram[row["score"]] = histogram.get(row["score"], 0) + 1
         return _from_histogram(histogram, scores)
+
+    async def _read_counts(
+        self, redis: Redis, day: date, scores: list[int]
+    ) -> tuple[int | None, int, dict[int, Counts]]:
+        """The epoch the set of ``day`` was built at (None: unknown), its size, and the
+        counts around each score, at one moment."""
+        board, built_at = self._keys(day)
+        async with redis.pipeline(transaction=True) as pipe:
+            pipe.get(built_at)
+            pipe.zcard(board)
+            for score in scores:
+                pipe.zcount(board, "-inf", f"({score}")
+                pipe.zcount(board, f"({score}", "+inf")
+            built, players, *around = await pipe.execute()
+        counts = {
+            score: (around[2 * i], around[2 * i + 1], players) for i, score in enumerate(scores)
+        }
+        return (None if built is None else int(built)), players, counts
+
+    async def _rebuild(
+        self, redis: Redis, day: date, epoch: int, rows: list[asyncpg.Record]
+    ) -> None:
+        """Add every run of ``day`` (rows of ``day_scores``) to its set, then trust it."""
+        board, _ = self._keys(day)
+        for start in range(0, len(rows), _CHUNK):
+            chunk = rows[start : start + _CHUNK]
+            await redis.zadd(board, {str(r["player_id"]): r["score"] for r in chunk})
+        await self._mark_built(redis, day, epoch)

@@ -62,13 +62,23 @@ SELECT player_id, score FROM daily_runs WHERE day = $1;
 -- The day's scores: how many players ended on each, and how many shut the box.
 SELECT score, count(*) AS players FROM daily_runs WHERE day = $1 GROUP BY score ORDER BY score;
 
--- name: day_top
--- The best runs of a date, best first (ties in order of submission).
-SELECT p.name, r.score
-FROM daily_runs r JOIN players p ON p.id = r.player_id
-WHERE r.day = $1
-ORDER BY r.score, r.submitted_at
-LIMIT $2;
+-- name: day_leaderboard
+-- A date's leaderboard in one statement, so from one snapshot: how many players ended on
+-- each score, and the best $2 runs, best first (ties in order of submission). Every
+-- score of the top list is one of the histogram's, whatever is committed meanwhile.
+WITH histogram AS (
+    SELECT score, count(*)::int AS players FROM daily_runs WHERE day = $1 GROUP BY score
+), top AS (
+    SELECT p.name, r.score, row_number() OVER (ORDER BY r.score, r.submitted_at, r.id) AS place
+    FROM daily_runs r JOIN players p ON p.id = r.player_id
+    WHERE r.day = $1
+    ORDER BY r.score, r.submitted_at, r.id
+    LIMIT $2
+)
+SELECT ARRAY(SELECT score FROM histogram ORDER BY score) AS scores,
+       ARRAY(SELECT players FROM histogram ORDER BY score) AS players,
+       ARRAY(SELECT name FROM top ORDER BY place) AS top_names,
+       ARRAY(SELECT score FROM top ORDER BY place) AS top_scores;
 
 -- name: history
 -- A player's official runs, newest first, before a date.

@@ -1,0 +1,162 @@
+"""Request bodies: JSON decoded strictly, in one pass, straight into the handler's struct.
+
+Litestar decodes a JSON body to Python values and then converts them to the handler's
+``data`` type leniently: a tile sent as ``"7"`` or ``7.0`` would become ``7``, and a body
+nested a thousand deep would blow the decoder's recursion before any type was checked.
+Here msgspec decodes the body into the struct itself, with JSON types as written (no
+coercion): a value of the wrong type fails where it stands, so a deep nesting fails at
+the first level the struct does not allow. A name given twice in one object is refused
+too (which of the two counts is anybody's guess: a proxy may read the other one).
+
+The OpenAPI document describes the bodies with msgspec's own JSON Schema of the same
+types, so that it promises exactly what this decoder accepts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any, Final
+
+import msgspec
+from litestar import Litestar, Request
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Reference
+
+from service.api.problems import Problem, problem
+
+DATA: Final = "data"  # the parameter of a handler that takes the request body
+
+
+class StrictBodyRequest(Request[Any, Any, Any]):
+    """The app's request class: ``json()`` is the body decoded into the handler's type."""
+
+    async def json(self) -> Any:
+        body_type = body_type_of(self.route_handler)
+        if body_type is None:
+            return await super().json()
+        media_type = self.content_type[0]
+        if media_type and not is_json(media_type):
+            raise problem(
+                415, "unsupported-media-type",
+                f"Send the body as application/json, not {media_type[:100]}.",
+            )  # fmt: skip
+        return decode(_decoder(body_type), await self.body())
+
+
+def is_json(media_type: str) -> bool:
+    return media_type == "application/json" or media_type.endswith("+json")
+
+
+def body_type_of(handler: HTTPRouteHandler) -> Any | None:
+    """The type a handler takes its body as, if it takes one."""
+    field = handler.parsed_fn_signature.parameters.get(DATA)
+    return None if field is None else field.annotation
+
+
+@lru_cache(maxsize=64)
+def _decoder(body_type: Any) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(body_type, strict=True)
+
+
+def decode(decoder: msgspec.json.Decoder[Any], body: bytes) -> Any:
+    """The body as the decoder's type, or 400 saying what is wrong and where."""
+    try:
+        value = decoder.decode(body or b"null")
+    except msgspec.ValidationError as error:
+        raise problem(400, "invalid-request", _where(str(error))) from None
+    except msgspec.DecodeError as error:
+        text = str(error)
+        malformed = text if text.startswith("JSON is malformed") else f"JSON is malformed: {text}"
+        raise problem(400, "invalid-request", malformed) from None
+    except RecursionError:
+        raise problem(400, "invalid-request", "The body is nested too deeply.") from None
+    # Each name in an object takes a colon: a body with one colon cannot repeat one.
+    if body.count(b":") > 1:
+        _refuse_repeated_names(body)
+    return value
+
+
+def _where(message: str) -> str:
+    """msgspec's ``Expected `int`, got `str` - at `$.moves[0][0]` `` as
+    ``Expected `int`, got `str` (at moves[0][0])``."""
+    text, _, path = message.partition(" - at `$")
+    path = path.removesuffix("`").removeprefix(".")
+    return f"{text} (at {path})" if path else text
+
+
+class _RepeatedName(ValueError):
+    pass
+
+
+def _unique_names(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    names: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in names:
+            raise _RepeatedName(name)
+        names[name] = value
+    return names
+
+
+def _refuse_repeated_names(body: bytes) -> None:
+    # The body decoded as its type already, so it is valid UTF-8 JSON of a bounded depth.
+    try:
+        json.loads(body, object_pairs_hook=_unique_names)
+    except _RepeatedName as repeated:
+        name = str(repeated)[:100]
+        raise problem(
+            400, "invalid-request", f"The field `{name}` is given twice in one object."
+        ) from None
+    except (ValueError, RecursionError):
+        raise problem(400, "invalid-request", "JSON is malformed.") from None
+
+
+def request_body_types(app: Litestar) -> list[Any]:
+    """The body type of every handler of the app that takes one."""
+    found: list[Any] = []
+    for handler in _handlers(app):
+        body_type = body_type_of(handler)
+        if body_type is not None and body_type not in found:
+            found.append(body_type)
+    return found
+
+
+def _handlers(app: Litestar) -> Iterator[HTTPRouteHandler]:
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            if isinstance(handler, HTTPRouteHandler):
+                yield handler
+
+
+_UNSUPPORTED: Final = OpenAPIResponse(
+    description="The body is not sent as application/json (problem details)",
+    content={
+        "application/problem+json": OpenAPIMediaType(
+            schema=Reference(ref=f"#/components/schemas/{Problem.__name__}")
+        )
+    },
+)
+
+
+def describe_request_bodies(app: Litestar) -> None:
+    """Describe request bodies with msgspec's own JSON Schema: it keeps what the decoder
+    enforces and Litestar's generator drops (no unknown fields, bounds on list items,
+    tuple lengths, integers that are integers), so the document promises exactly what
+    the server accepts; and every operation with a body answers 415 to a body sent as
+    anything but JSON."""
+    _, precise = msgspec.json.schema_components(
+        request_body_types(app), ref_template="#/components/schemas/{name}"
+    )
+    document = app.openapi_schema
+    components = document.components.schemas
+    assert components is not None
+    for name, schema in precise.items():
+        if name in components:
+            components[name] = schema
+    for path in (document.paths or {}).values():
+        for operation in (path.post, path.put, path.patch):
+            if operation is not None and operation.request_body is not None:
+                responses = operation.responses if operation.responses is not None else {}
+                responses.setdefault("415", _UNSUPPORTED)
+                operation.responses = responses
