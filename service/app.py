@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import asyncpg
-import msgspec
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.openapi import OpenAPIConfig
@@ -18,26 +17,25 @@ from litestar.plugins.prometheus import PrometheusController
 
 from service import logs
 from service.api import problems
-from service.api.boxes import BoxesController, BoxRunSubmission, NewBox
-from service.api.daily import DailyController, RunSubmission, daily_feed_middleware
+from service.api.bodies import StrictBodyRequest, describe_request_bodies
+from service.api.boxes import BoxesController
+from service.api.daily import DailyController, daily_feed_middleware
 from service.api.deps import DEPENDENCIES, Services
-from service.api.game import AnalyzeRequest, GameController, HintRequest
+from service.api.game import GameController
 from service.api.ops import OpsController
-from service.api.players import NewPlayer, PlayerChange, PlayersController
+from service.api.players import PlayersController
 from service.clock import Clock, SystemClock
 from service.ratelimit import RateLimiter, rate_limit_middleware
 from service.rules.ruleset import Rules
-from service.rules.solver import solve
+from service.rules.solver import LOADED
 from service.settings import Settings
+from service.solving import Solver
 from service.store import embedded, idempotency
 from service.store.cache import Cache
 from service.store.db import create_pool, migrate
 from service.store.ranks import Leaderboards
 
 VERSION = "1.0.0"
-REQUEST_BODIES = (
-    AnalyzeRequest, HintRequest, NewPlayer, PlayerChange, RunSubmission, NewBox, BoxRunSubmission,
-)  # fmt: skip
 
 
 class MetricsController(PrometheusController):
@@ -95,43 +93,47 @@ def lifespan(
     @asynccontextmanager
     async def manage(app: Litestar) -> AsyncIterator[None]:
         assert settings.database_url is not None
-        pool = await create_pool(settings.database_url)
+        pool = await create_pool(
+            settings.database_url, statement_timeout=settings.statement_timeout
+        )
         cache = Cache.connect(settings.redis_url, settings.redis_prefix)
         try:
             async with pool.acquire() as connection:
                 await migrate(connection)
-            solve(Rules())  # the standard tables, warm before the first request
             app.state.services = Services(pool, cache, clock, settings, Leaderboards(pool, cache))
             app.state.rate_limiter = RateLimiter(
                 cache,
                 settings.address_limit,
                 settings.token_limit,
                 settings.trusted_proxies,
+                settings.operation_limits,
             )
-            chores = asyncio.create_task(housekeeping(pool, cache, clock))
+            LOADED.limit = settings.solver_tables
+            solver = app.state.solver = Solver(
+                pool,
+                processes=settings.solver_processes,
+                queue=settings.solver_queue,
+                per_client=settings.solver_limit,
+                limiter=app.state.rate_limiter,
+            )
+            await solver.tables(Rules())  # the standard tables, warm before the first request
+            services: Services = app.state.services
+            await services.dice_in_play.learn_boxes()
+            chores = [
+                asyncio.create_task(housekeeping(pool, cache, clock)),
+                asyncio.create_task(services.dice_in_play.follow_boxes()),
+            ]
             try:
                 yield
             finally:
-                chores.cancel()
+                for chore in chores:
+                    chore.cancel()
+                await solver.close()
         finally:
             await cache.close()
             await pool.close()
 
     return manage
-
-
-def precise_request_schemas(app: Litestar) -> None:
-    """Describe request bodies with msgspec's own JSON Schema: it keeps what the decoder
-    enforces and Litestar's generator drops (no unknown fields, bounds on list items,
-    tuple lengths), so the document promises exactly what the server accepts."""
-    _, precise = msgspec.json.schema_components(
-        REQUEST_BODIES, ref_template="#/components/schemas/{name}"
-    )
-    components = app.openapi_schema.components.schemas
-    assert components is not None
-    for name, schema in precise.items():
-        if name in components:
-            components[name] = schema
 
 
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> Litestar:
@@ -154,9 +156,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         exception_handlers={Exception: problems.internal_error},
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
+        request_class=StrictBodyRequest,  # bodies decoded strictly into their structs
         cors_config=cors_config(settings),
         logging_config=None,  # service.logs configures JSON logging
         debug=False,
     )
-    precise_request_schemas(app)
+    describe_request_bodies(app)
     return app

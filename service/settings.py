@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from datetime import date
 from pathlib import Path
-from typing import Final
+from typing import Annotated, Final
 
 import msgspec
 import platformdirs
@@ -26,7 +26,15 @@ ENVIRONMENT = {
     "SHUTBOX_CORS_ORIGINS": "browser origins allowed by CORS, comma-separated (default: none)",
     "SHUTBOX_RATE_LIMIT_ADDRESS": "requests per client address, N/s, N/m or N/h, or off (1200/m)",
     "SHUTBOX_RATE_LIMIT_TOKEN": "requests per bearer token, N/s, N/m or N/h, or off (600/m)",
+    "SHUTBOX_RATE_LIMIT_ACCOUNTS": "players made per client address, N/s, N/m, N/h or off (60/h)",
+    "SHUTBOX_RATE_LIMIT_CLAIMS": "transfer claims per client address, N/s, N/m, N/h or off (20/h)",
     "SHUTBOX_TRUSTED_PROXIES": "proxies whose X-Forwarded-For is believed, IPs or CIDRs (none)",
+    "SHUTBOX_SOLVER_PROCESSES": "processes solving new rules variants, per worker (default 1)",
+    "SHUTBOX_SOLVER_QUEUE": "variants waiting for a solve in a worker before 503 (default 4)",
+    "SHUTBOX_SOLVER_RATE_LIMIT": "solves a client address may start, N/s, N/m, N/h or off (20/m)",
+    "SHUTBOX_SOLVER_TABLES": "rules variants whose tables a worker holds in memory (default 8)",
+    "SHUTBOX_HEADER_TIMEOUT": "seconds a connection has to send its request headers (5)",
+    "SHUTBOX_STATEMENT_TIMEOUT": "seconds a database statement may run, unless it has its own (5)",
 }
 
 
@@ -73,7 +81,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     cors_origins: list[str] = msgspec.field(default_factory=list)
     rate_limit_address: str = "1200/m"
     rate_limit_token: str = "600/m"
+    rate_limit_accounts: str = "60/h"
+    rate_limit_claims: str = "20/h"
     trusted_proxies: list[str] = msgspec.field(default_factory=list)
+    solver_processes: Annotated[int, msgspec.Meta(ge=1)] = 1
+    solver_queue: Annotated[int, msgspec.Meta(ge=1)] = 4
+    solver_rate_limit: str = "20/m"
+    solver_tables: Annotated[int, msgspec.Meta(ge=1)] = 8
+    header_timeout: float = 5.0
+    statement_timeout: float = 5.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -91,8 +107,20 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise SettingsError(f"bad setting: {error}") from None
 
     def __post_init__(self) -> None:
-        Limit.parse(self.rate_limit_address)  # refuse a limit that cannot be read, at start
-        Limit.parse(self.rate_limit_token)
+        for limit in (
+            self.rate_limit_address,
+            self.rate_limit_token,
+            self.rate_limit_accounts,
+            self.rate_limit_claims,
+            self.solver_rate_limit,
+        ):
+            Limit.parse(limit)  # refuse a limit that cannot be read, at start
+        if not 0.001 <= self.header_timeout <= 60:  # granian takes 1 ms to 60 s
+            raise ValueError("the header timeout is 0.001 to 60 seconds")
+        if self.statement_timeout < 0:
+            raise ValueError("the statement timeout is 0 (none) or more seconds")
+        if min(self.solver_processes, self.solver_queue, self.solver_tables) < 1:
+            raise ValueError("solver processes, queue and tables are each 1 or more")
 
     @property
     def address_limit(self) -> Limit | None:
@@ -101,6 +129,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def token_limit(self) -> Limit | None:
         return Limit.parse(self.rate_limit_token)
+
+    @property
+    def solver_limit(self) -> Limit | None:
+        """Solves a client address may start."""
+        return Limit.parse(self.solver_rate_limit)
+
+    @property
+    def operation_limits(self) -> dict[str, Limit | None]:
+        """The limits per address of the operations that have their own."""
+        return {
+            "accounts": Limit.parse(self.rate_limit_accounts),
+            "claims": Limit.parse(self.rate_limit_claims),
+        }
 
     @property
     def data_path(self) -> Path:

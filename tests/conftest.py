@@ -94,6 +94,9 @@ def settings(database_url: str, redis_prefix: str, redis_mode: str) -> Settings:
         max_body_bytes=16384,
         rate_limit_address="off",  # the rate-limit tests turn them on
         rate_limit_token="off",
+        rate_limit_accounts="off",
+        rate_limit_claims="off",
+        solver_rate_limit="off",
     )
 
 
@@ -189,4 +192,7 @@ def server_env(database_url: str, redis_prefix: str) -> dict[str, str]:
         "SHUTBOX_LOG_LEVEL": "WARNING",
         "SHUTBOX_RATE_LIMIT_ADDRESS": "off",
         "SHUTBOX_RATE_LIMIT_TOKEN": "off",
+        "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
+        "SHUTBOX_RATE_LIMIT_CLAIMS": "off",
+        "SHUTBOX_SOLVER_RATE_LIMIT": "off",
     }

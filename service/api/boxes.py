@@ -15,10 +15,11 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 from msgspec import UNSET, UnsetType
 
 from service import codes
-from service.api.deps import BEARER, Services
+from service.api.deps import BEARER, Services, optional_player
 from service.api.idempotency import respond_once
 from service.api.problems import documented, problem, resubmitted
 from service.api.schemas import MovesIn, RulesOut, RunResult, move_in, rules_out, run_result
+from service.api.tables import held_tables
 from service.rules.analysis import report
 from service.rules.ruleset import Roll, Rules
 from service.store import boxes, sequences
@@ -151,6 +152,7 @@ class BoxesController(Controller):
                 data.rules,
                 services.clock.now(),
             )
+            services.dice_in_play.add_box(issued.dice)
             created = CreatedBox(
                 code=code,
                 display_code=codes.display(code),
@@ -168,13 +170,16 @@ class BoxesController(Controller):
         summary="A box: its rules and dice, and in target mode the owner's final position",
         description=(
             "Blind mode shows nothing of the owner's result. Target mode shows the owner's "
-            "final open tiles and score once the owner has played. A code whose check symbol "
-            "fails is 400 (mistyped); an unknown code is 404."
+            "final open tiles and score once the owner has played, and only to an "
+            "authenticated player, whose run of the box is a target run from then on, "
+            "whatever mode it names. A code whose check symbol fails is 400 (mistyped); an "
+            "unknown code is 404."
         ),
-        responses=documented(404),
+        responses=documented(401, 404),
     )
     async def get_box(
         self,
+        request: Request[Any, Any, Any],
         services: NamedDependency[Services],
         code: CodePath,
         mode: Annotated[Mode, QueryParameter(description="blind (default) or target")] = "blind",
@@ -183,10 +188,13 @@ class BoxesController(Controller):
         issued = await sequences.stored(services.pool, services.cache, found.sequence_id)
         assert issued is not None, "a box's sequence is stored with it"
         target: Target | UnsetType = UNSET
-        if mode == "target":
+        viewer = await optional_player(request, services) if mode == "target" else None
+        if viewer is not None:
             owners = await boxes.run_of(services.pool, found.code, found.owner_id)
             if owners is not None:
                 target = Target(open=owners.open_tiles, score=owners.run.score)
+                # Seen once, the owner's result makes this player's run a target run.
+                await boxes.record_target_view(services.pool, found.code, viewer.id)
         return BoxOut(
             code=found.code,
             display_code=codes.display(found.code),
@@ -225,6 +233,7 @@ class BoxesController(Controller):
             issued = await sequences.stored(database, services.cache, found.sequence_id)
             assert issued is not None, "a box's sequence is stored with it"
             moves = [move_in(m) for m in data.moves]
+            await held_tables(request, issued.rules)
             result = run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
             owners = (
                 await boxes.run_of(database, found.code, found.owner_id)

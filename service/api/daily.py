@@ -42,11 +42,11 @@ from service.api.schemas import (
     run_result,
     streak_out,
 )
+from service.api.tables import held_tables
 from service.calendar import StreakRuns, has_begun, has_closed_everywhere, local_today, open_dates
 from service.rules.analysis import Hindsight, report
 from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Roll, Rules
-from service.rules.solver import solve
 from service.settings import Settings
 from service.store import daily, sequences
 from service.store.db import Database
@@ -57,7 +57,7 @@ from service.store.runs import AlreadyPlayed, StoredRun
 CACHE_CONTROL: Final = "public, max-age=86400"
 FEED_PREFIX: Final = "/v1/daily/"
 FEED_DATES_KEPT: Final = 1000
-_ISO_DATE: Final = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ISO_DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}
 UNPLAYABLE: Final = "⬛"
 
@@ -95,10 +95,16 @@ class ShareText(msgspec.Struct, frozen=True):
     text: str
 
 
-@lru_cache(maxsize=4096)
 def _calendar_date(text: str) -> date | None:
-    if not _ISO_DATE.match(text):
+    """The date a path segment names, or None. Only text shaped as a date reaches the
+    cache: anything else a client sends is refused before it costs memory."""
+    if len(text) != 10 or not _ISO_DATE.fullmatch(text):
         return None
+    return _date_of(text)
+
+
+@lru_cache(maxsize=4096)
+def _date_of(text: str) -> date | None:
     try:
         return date.fromisoformat(text)
     except ValueError:
@@ -106,11 +112,11 @@ def _calendar_date(text: str) -> date | None:
 
 
 def parse_date(text: str) -> date:
-    """A path's date, or 400 saying why it is not one."""
+    """A path's date, or 400 saying why it is not one (without repeating the text)."""
     day = _calendar_date(text)
     if day is None:
         raise problem(
-            400, "invalid-date", f"{text!r} is not a calendar date; use YYYY-MM-DD, e.g. 2026-11-29"
+            400, "invalid-date", "That is not a calendar date; use YYYY-MM-DD, e.g. 2026-11-29."
         )
     return day
 
@@ -258,12 +264,13 @@ class DailyController(Controller):
         async def produce(database: Database) -> tuple[int, bytes]:
             now = services.clock.now()
             check_begun(when, services.settings, now)
-            if when not in open_dates(now, player.time_zone):
+            if when not in open_dates(now, player.time_zone, player.closed_before):
                 today = local_today(now, player.time_zone).isoformat()
                 raise problem(
                     422, "date-not-open",
                     f"{when.isoformat()} is not open for you: in {player.time_zone} it is "
-                    f"{today}, and a date stays open until 15 minutes after its local midnight.",
+                    f"{today}, a date stays open until 15 minutes after its local midnight, "
+                    "and a date that closed for you stays closed after a change of time zone.",
                 )  # fmt: skip
             sequence_id = daily_sequence_id(when)
             issued = await sequences.issue(
@@ -274,6 +281,7 @@ class DailyController(Controller):
                 Rules(),
                 now,
             )
+            await held_tables(request, issued.rules)
             verified = report(
                 issued.rules, issued.dice, [move_in(m) for m in data.moves], sequence_id
             )
@@ -380,17 +388,13 @@ class DailyController(Controller):
             now,
         )
         rules = issued.rules
-        best_possible = Hindsight(solve(rules), issued.dice).best(rules.start_position, 0)
-        histogram = await daily.histogram(services.pool, when)
+        tables = await held_tables(request, rules)
+        best_possible = Hindsight(tables, issued.dice).best(rules.start_position, 0)
+        board = await daily.leaderboard(services.pool, when, limit)
+        histogram = board.histogram
         players = sum(histogram.values())
-        below = 0
-        rank_of: dict[int, int] = {}
-        for score in sorted(histogram):
-            rank_of[score] = below + 1
-            below += histogram[score]
         top = [
-            TopEntry(rank=rank_of[r["score"]], name=r["name"], score=r["score"])
-            for r in await daily.top(services.pool, when, limit)
+            TopEntry(rank=board.rank_of(score), name=name, score=score) for name, score in board.top
         ]
         return Leaderboard(
             date=when,

@@ -8,12 +8,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Controller, get, post
+from litestar import Controller, Request, get, post
+from litestar.di import NamedDependency
 from litestar.params import FromQuery, JSONBody, QueryParameter
 from msgspec import Meta
 
+from service.api.deps import Services
 from service.api.problems import documented, problem
 from service.api.schemas import DiceIn, Die, MovesIn, OpenIn, RunResult, move_in, run_result
+from service.api.tables import held_tables
 from service.rules.analysis import report
 from service.rules.dice import check_dice
 from service.rules.ruleset import (
@@ -102,15 +105,31 @@ class GameController(Controller):
         summary="Verify and analyse a run on given dice",
         description=(
             "Replays the moves on the dice under the rules, then measures the run against "
-            "the exact solution for those dice. Nothing is stored. Easy is seeded from the dice."
+            "the exact solution for those dice. Nothing is stored. Easy is seeded from the dice. "
+            "The dice of a Daily Dice date still open somewhere on Earth, or of a Friend Box "
+            "(compared by their first 7 rolls), are 403 `dice-in-play`: their analysis comes "
+            "with the player's own run."
         ),
-        responses=documented(422),
+        responses=documented(403, 422, 429),
         status_code=200,
     )
-    async def analyze(self, data: JSONBody[AnalyzeRequest]) -> RunResult:
+    async def analyze(
+        self,
+        request: Request[Any, Any, Any],
+        data: JSONBody[AnalyzeRequest],
+        services: NamedDependency[Services],
+    ) -> RunResult:
         rules = data.rules
         dice = check_dice(rules, data.dice)
+        if await services.dice_in_play.refuses(dice, services.clock.now()):
+            raise problem(
+                403, "dice-in-play",
+                "These dice are in play (a Daily Dice date still open somewhere, or a Friend "
+                "Box): submit your run to see its analysis.",
+                title="These dice are in play",
+            )  # fmt: skip
         seed = "dice/" + "".join(f"{a}{b}" for a, b in dice)
+        await held_tables(request, rules)
         return run_result(report(rules, dice, [move_in(m) for m in data.moves], seed), None)
 
     @post(
@@ -122,10 +141,10 @@ class GameController(Controller):
             "shut chance, then expected score. Without it, where one die is allowed: whether "
             "to roll one die or two."
         ),
-        responses=documented(422),
+        responses=documented(422, 429),
         status_code=200,
     )
-    async def hint(self, data: JSONBody[HintRequest]) -> Hint:
+    async def hint(self, request: Request[Any, Any, Any], data: JSONBody[HintRequest]) -> Hint:
         rules = data.rules
         open_tiles = position(rules, data.open)
         if data.roll is not None and len(data.roll) == 1 and not rules.one_die_allowed(open_tiles):
@@ -133,6 +152,7 @@ class GameController(Controller):
                 422, "one-die-not-allowed", "roll: one die is not allowed here; send both dice"
             )
         roll = tuple(data.roll) if data.roll is not None else None
+        await held_tables(request, rules)
         return hint(rules, open_tiles, roll)
 
     @get(
@@ -143,11 +163,12 @@ class GameController(Controller):
             "Expected score under the expected-score optimum, the best shut chance, the hint "
             "policy's figures and the final-score distribution (probabilities as fractions)."
         ),
-        responses=documented(422),
+        responses=documented(422, 429),
         cache_control=None,
     )
     async def solution(
         self,
+        request: Request[Any, Any, Any],
         tiles: Annotated[int, QueryParameter(ge=2, le=12, description="Tiles 1..N.")] = 9,
         one_die: FromQuery[OneDie] = "never",
         move_rule: FromQuery[MoveRule] = "any",
@@ -164,7 +185,9 @@ class GameController(Controller):
         tiles_open = [int(t) for t in open.split(",")] if open else None
         if tiles_open is not None and 0 in tiles_open:
             raise problem(422, "not-a-tile", "open: 0 is not a tile")
-        return solution(rules, position(rules, tiles_open))
+        open_tiles = position(rules, tiles_open)
+        await held_tables(request, rules)
+        return solution(rules, open_tiles)
 
     @get(
         "/rules",
