@@ -122,7 +122,7 @@ class Solver:
             raise SolverBusy
         if client is None or self.per_client is None or self.limiter is None:
             return
-        wait = await self.limiter.take([("solver:" + client, self.per_client)])
+        wait = await self.limiter.take(client, [("solver", self.per_client)])
         if wait > 0:
             raise TooManySolves(wait)
         if self.waiting >= self.queue:
@@ -182,7 +182,13 @@ class Solver:
         for task in (*self._loads.values(), *self._solves.values()):
             task.cancel()
         if self._executor is not None:
+            # A solve under way is abandoned (nobody waits for it any more), and an idle
+            # solver process is ended too: a worker exits only once its children have,
+            # and a sentinel alone has been seen to leave one waiting for work forever.
+            processes = list(self._executor._processes.values())
             self._executor.shutdown(wait=False, cancel_futures=True)
+            for process in processes:
+                process.terminate()
             self._executor = None
 
 
