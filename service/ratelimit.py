@@ -1,7 +1,10 @@
 """Rate limits per bearer token and per client address: token buckets, atomic across
 processes in Redis (one Lua script), in-process when Redis is absent or down.
 
-A limit ``N/m`` lets a client send N requests at once, then N a minute. Creating a
+A limit ``N/m`` lets a client send N requests at once, then N a minute. Every bucket
+belongs to a client address (a token's bucket too: a token's limit counts its
+requests from each address), so that the buckets of one request share a hash slot
+on a Redis Cluster and one script call takes them all or none. Creating a
 player and claiming a transfer code have limits per address of their own, on top:
 accounts are cheap to make and codes must not be guessed. The client
 address is the connection's peer, or the first address in ``X-Forwarded-For`` not
@@ -12,6 +15,7 @@ Daily Dice feed (public, immutable, cacheable) are not limited.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import ipaddress
 import math
@@ -34,7 +38,8 @@ EXEMPT: Final = ("/healthz", "/readyz", "/metrics", "/schema", "/v1/rules")
 _DAILY_FEED: Final = re.compile(r"/v1/daily/[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _LOCAL_KEYS: Final = 100_000
 
-# Several requests at once, in order (the requests of one process that arrived together).
+# Several requests at once, in order (the requests of one process that arrived together,
+# whose keys share a hash slot on a cluster).
 # ARGV[1]: how many requests; then for each, its number of buckets n and n pairs
 # (capacity, refill per second); KEYS: the buckets of every request, in the same order.
 # All or nothing per request: it takes a token from every bucket, or, when one is
@@ -80,7 +85,8 @@ return waits
 """
 
 Buckets = list[tuple[str, Limit]]
-"""The buckets of one request: (key, limit) each."""
+"""The buckets of one request: (key, limit) each; of one client, in ``RateLimiter.take``
+by name (``address``, ``token:<digest>``, ...)."""
 
 
 class LocalBuckets:
@@ -127,7 +133,8 @@ class RateLimiter:
         self.trusted = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
         self.local = LocalBuckets()
         self._script = cache.redis.register_script(_TOKEN_BUCKETS) if cache.redis else None
-        # The requests of this process that arrive together share one script call.
+        # The requests of this process that arrive together share one script call per
+        # hash slot (one in all on a single Redis).
         self._shared: Batcher[Buckets, float] = Batcher(self._take_shared)
 
     def client_address(self, scope: Scope) -> str:
@@ -156,44 +163,59 @@ class RateLimiter:
     async def wait_for(self, scope: Scope) -> float:
         """0 if the request may go on, else the seconds to wait (the longest of its limits)."""
         buckets: Buckets = []
-        address = self.client_address(scope)
         if self.per_address is not None:
-            buckets.append(("address:" + address, self.per_address))
+            buckets.append(("address", self.per_address))
         operation = OWN_LIMITS.get((str(scope.get("method")), scope["path"].rstrip("/")))
         own_limit = self.per_operation.get(operation) if operation else None
-        if own_limit is not None:
-            buckets.append((f"{operation}:{address}", own_limit))
+        if operation and own_limit is not None:
+            buckets.append((operation, own_limit))
         token = _bearer_token(scope)
         if token and self.per_token is not None:
             digest = hashlib.sha256(token).hexdigest()[:32]
             buckets.append(("token:" + digest, self.per_token))
+        return await self.take(self.client_address(scope), buckets)
+
+    async def take(self, client: str, buckets: Buckets) -> float:
+        """A token from each of the client address's buckets named here (all or nothing):
+        0, or the seconds to wait. In Redis while it answers (the same buckets for every
+        process), else here."""
         if not buckets:
             return 0.0
-        return await self.take(buckets)
-
-    async def take(self, buckets: Buckets) -> float:
-        """A token from each of these buckets (all or nothing): 0, or the seconds to wait.
-        In Redis while it answers (the same buckets for every process), else here."""
+        keyed = [(self.cache.key(client, "ratelimit", name), limit) for name, limit in buckets]
         if self._script is not None and self.cache.usable:
-            return await self._shared(buckets)
-        return self.local.take(buckets)
+            return await self._shared(keyed)
+        return self.local.take(keyed)
 
     async def _take_shared(self, requests: list[Buckets]) -> list[float | Exception]:
-        """The Redis buckets, for several requests in one call; this process's own when
-        Redis fails."""
+        """The Redis buckets of several requests: one script call per hash slot (the
+        buckets of a request share one), the calls at once; this process's own buckets
+        when Redis fails (the calls that went through keep their tokens taken)."""
         script = self._script
         assert script is not None
-        keys: list[str] = []
-        args: list[float] = [len(requests)]
-        for buckets in requests:
-            args.append(len(buckets))
-            for key, limit in buckets:
-                keys.append(f"{self.cache.prefix}ratelimit:{key}")
-                args += [limit.requests, limit.rate]
-        waits = await self.cache.call(lambda _: script(keys=keys, args=args))
+        by_slot: dict[int, list[int]] = {}
+        for at, buckets in enumerate(requests):
+            by_slot.setdefault(self.cache.slot(buckets[0][0]), []).append(at)
+
+        async def call(together: list[Buckets]) -> list[int]:
+            keys: list[str] = []
+            args: list[float] = [len(together)]
+            for buckets in together:
+                args.append(len(buckets))
+                for key, limit in buckets:
+                    keys.append(key)
+                    args += [limit.requests, limit.rate]
+            waits: list[int] = await script(keys=keys, args=args)
+            return waits
+
+        groups = [[requests[at] for at in group] for group in by_slot.values()]
+        waits = await self.cache.call(lambda _: asyncio.gather(*map(call, groups)))
         if waits is None:
             return [self.local.take(buckets) for buckets in requests]
-        return [int(wait_ms) / 1000 for wait_ms in waits]
+        answers: list[float | Exception] = [0.0] * len(requests)
+        for group, group_waits in zip(by_slot.values(), waits):
+            for at, wait_ms in zip(group, group_waits):
+                answers[at] = int(wait_ms) / 1000
+        return answers
 
 
 def _bearer_token(scope: Scope) -> bytes | None:

@@ -13,7 +13,7 @@ import platformdirs
 
 ENVIRONMENT = {
     "DATABASE_URL": "PostgreSQL URL; unset: an embedded PostgreSQL in SHUTBOX_DATA_DIR",
-    "REDIS_URL": "Redis URL; unset: an in-process cache",
+    "REDIS_URL": "Redis URL, or redis+cluster://host:port for a Redis Cluster; unset: in-process",
     "SHUTBOX_SECRET": "the dice secret (required with DATABASE_URL; embedded: in the data dir)",
     "SHUTBOX_LAUNCH_DATE": "the first Daily Dice date (default 2026-01-01)",
     "SHUTBOX_DATA_DIR": "the embedded database and its secret (default: the user data dir)",
@@ -119,6 +119,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("the header timeout is 0.001 to 60 seconds")
         if self.statement_timeout < 0:
             raise ValueError("the statement timeout is 0 (none) or more seconds")
+        if "{" in self.redis_prefix or "}" in self.redis_prefix:  # they'd move the hash tags
+            raise ValueError("the Redis prefix may not hold { or }")
         if min(self.solver_processes, self.solver_queue, self.solver_tables) < 1:
             raise ValueError("solver processes, queue and tables are each 1 or more")
 

@@ -76,15 +76,44 @@ def redis_prefix() -> Iterator[str]:
         client.close()
 
 
-@pytest.fixture(params=["redis", "no-redis", "redis-unreachable"])
+REDIS_MODES = ["redis", "no-redis", "redis-unreachable"]
+# The tests that run on a Redis Cluster too (``redis_cluster_url``, started on first use).
+on_redis_cluster_too = pytest.mark.parametrize(
+    "redis_mode", [*REDIS_MODES, "redis-cluster"], indirect=True
+)
+
+
+@pytest.fixture(params=REDIS_MODES)
 def redis_mode(request: pytest.FixtureRequest) -> str:
     mode: str = request.param
     return mode
 
 
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """A Redis Cluster of this session's own: three local primaries, stopped at the end."""
+    from tests.redis_cluster import LocalRedisCluster
+
+    with LocalRedisCluster() as cluster:
+        yield cluster.url
+
+
+@pytest.fixture(params=["redis", "redis-cluster"])
+def shared_redis_url(request: pytest.FixtureRequest) -> str:
+    """The machine's Redis, then the session's Redis Cluster."""
+    if request.param == "redis":
+        return REDIS_URL
+    url: str = request.getfixturevalue("redis_cluster_url")
+    return url
+
+
 @pytest.fixture
-def settings(database_url: str, redis_prefix: str, redis_mode: str) -> Settings:
+def settings(
+    database_url: str, redis_prefix: str, redis_mode: str, request: pytest.FixtureRequest
+) -> Settings:
     redis_url = {"redis": REDIS_URL, "no-redis": None, "redis-unreachable": UNREACHABLE_REDIS_URL}
+    if redis_mode == "redis-cluster":
+        redis_url[redis_mode] = request.getfixturevalue("redis_cluster_url")
     return Settings(
         database_url=database_url,
         redis_url=redis_url[redis_mode],

@@ -17,7 +17,7 @@ from service.clock import FixedClock
 from service.ratelimit import RateLimiter
 from service.settings import Limit, Settings, SettingsError
 from service.store.cache import Cache
-from tests.conftest import NOW, ServerProcess
+from tests.conftest import NOW, ServerProcess, on_redis_cluster_too
 
 
 @pytest.fixture
@@ -35,6 +35,7 @@ async def limited(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
         yield client
 
 
+@on_redis_cluster_too
 async def test_an_address_over_its_limit_gets_429(limited: httpx.AsyncClient) -> None:
     answers = [await limited.get("/v1/solution") for _ in range(8)]
     assert [a.status_code for a in answers] == [200] * 6 + [429] * 2
@@ -45,11 +46,26 @@ async def test_an_address_over_its_limit_gets_429(limited: httpx.AsyncClient) ->
     assert (await limited.get("/healthz")).status_code == 200  # operations are not limited
 
 
+@on_redis_cluster_too
 async def test_a_token_over_its_limit_gets_429(limited: httpx.AsyncClient) -> None:
     player = (await limited.post("/v1/players", json={})).json()
     headers = {"Authorization": f"Bearer {player['token']}"}
     answers = [await limited.get("/v1/players/me", headers=headers) for _ in range(4)]
     assert [a.status_code for a in answers] == [200, 200, 200, 429]
+
+
+@on_redis_cluster_too
+async def test_a_request_one_limit_refuses_takes_nothing_from_the_others(
+    limited: httpx.AsyncClient,
+) -> None:
+    # The address may send 6, the token 3: the token's refusals leave the address's
+    # tokens where they were (on a cluster too: a request's buckets share a slot).
+    player = (await limited.post("/v1/players", json={})).json()
+    headers = {"Authorization": f"Bearer {player['token']}"}
+    with_token = [await limited.get("/v1/players/me", headers=headers) for _ in range(5)]
+    assert [a.status_code for a in with_token] == [200, 200, 200, 429, 429]
+    without = [await limited.get("/v1/solution") for _ in range(3)]
+    assert [a.status_code for a in without] == [200, 200, 429]
 
 
 @pytest.mark.parametrize(
@@ -82,9 +98,12 @@ def test_forwarded_for_is_believed_only_from_trusted_proxies() -> None:
     assert limiter.client_address(scope("10.1.2.3")) == "10.1.2.3"
 
 
-def test_limits_hold_across_two_workers(server_env: dict[str, str], redis_prefix: str) -> None:
+def test_limits_hold_across_two_workers(
+    server_env: dict[str, str], redis_prefix: str, shared_redis_url: str
+) -> None:
     env = {
         **server_env,
+        "REDIS_URL": shared_redis_url,
         "SHUTBOX_REDIS_PREFIX": f"{redis_prefix}across:",
         "SHUTBOX_RATE_LIMIT_ADDRESS": "20/h",
         "SHUTBOX_TRUSTED_PROXIES": "127.0.0.1",
@@ -128,35 +147,64 @@ def test_a_refused_request_takes_no_token_from_its_other_limits() -> None:
 
 
 async def test_requests_sharing_one_redis_call_are_taken_in_order_as_in_a_process(
-    redis_prefix: str,
+    redis_prefix: str, shared_redis_url: str
 ) -> None:
-    """One script call for many requests: each is all or nothing, in order, exactly as
-    the in-process buckets decide them one after another."""
+    """One batch of requests of several clients (one script call, or one per hash slot
+    on a cluster): each is all or nothing, in order, exactly as the in-process buckets
+    decide them one after another."""
     import secrets
 
     from service.ratelimit import LocalBuckets
-    from tests.conftest import REDIS_URL
 
     address, token, other = Limit(4, 3600), Limit(2, 3600), Limit(1, 3600)
-    requests = [
-        [("a", address), ("t", token)],
-        [("a", address)],
-        [("a", address), ("t", token)],
-        [("a", address), ("t", token)],  # the token is spent: refused, the address untouched
-        [("a", address)],  # ...so the address has its last token
-        [("a", address)],
-        [("o", other)],
-        [("o", other)],
+    named = [
+        ("198.51.100.1", [("a", address), ("t", token)]),
+        ("198.51.100.2", [("o", other)]),
+        ("198.51.100.1", [("a", address)]),
+        ("198.51.100.1", [("a", address), ("t", token)]),
+        ("198.51.100.3", [("a", address), ("t", token)]),
+        ("198.51.100.1", [("a", address), ("t", token)]),  # the token is spent: refused...
+        ("198.51.100.1", [("a", address)]),  # ...and the address has its last token
+        ("198.51.100.2", [("o", other)]),
+        ("198.51.100.1", [("a", address)]),
     ]
-    cache = Cache.connect(REDIS_URL, f"{redis_prefix}{secrets.token_hex(4)}:")
+    cache = Cache.connect(shared_redis_url, f"{redis_prefix}{secrets.token_hex(4)}:")
     limiter = RateLimiter(cache, None, None, [])
+    requests = [
+        [(cache.key(client, "ratelimit", name), limit) for name, limit in buckets]
+        for client, buckets in named
+    ]
     try:
         shared = await limiter._take_shared(requests)
         assert cache.usable  # decided by the script, not by the fallback to this process
     finally:
         await cache.close()
+    if cache.clustered:  # the clients' buckets live in slots of their own
+        assert len({cache.slot(buckets[0][0]) for buckets in requests}) == 3
     local = LocalBuckets()
     one_by_one = [local.take(buckets) for buckets in requests]
     allowed = [wait == 0 for wait in shared]
     assert allowed == [wait == 0 for wait in one_by_one]
-    assert allowed == [True, True, True, False, True, False, True, False]
+    assert allowed == [True, True, True, True, True, False, True, False, False]
+
+
+@on_redis_cluster_too
+async def test_requests_of_one_process_at_once_share_the_buckets(
+    settings: Settings, redis_mode: str
+) -> None:
+    """Many requests of several clients at once from one process (batched together):
+    each client gets exactly its limit, whatever Redis (or none) decides them."""
+    import secrets
+
+    cache = Cache.connect(settings.redis_url, f"{settings.redis_prefix}{secrets.token_hex(4)}:")
+    limiter = RateLimiter(cache, None, None, [])
+    clients = [f"203.0.113.{n}" for n in range(1, 9)] * 8
+    try:
+        waits = await asyncio.gather(
+            *(limiter.take(client, [("burst", Limit(5, 3600))]) for client in clients)
+        )
+        assert cache.usable == (redis_mode in ("redis", "redis-cluster"))
+    finally:
+        await cache.close()
+    allowed = Counter(client for client, wait in zip(clients, waits) if wait == 0)
+    assert allowed == dict.fromkeys(clients, 5)

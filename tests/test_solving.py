@@ -25,7 +25,7 @@ from service.rules.ruleset import Rules
 from service.settings import Settings
 from service.solving import Solver
 from service.store.tables import solve_packed
-from tests.conftest import NOW
+from tests.conftest import NOW, on_redis_cluster_too
 
 TWELVE = Rules(tiles=12, one_die="high_closed", move_rule="single", scoring="count")
 SMALL = [
@@ -202,8 +202,9 @@ async def test_a_busy_solver_answers_503_with_retry_after(
         assert (await client.get("/v1/solution", params=query(SMALL[2]))).status_code == 200
 
 
+@on_redis_cluster_too
 async def test_a_client_over_its_solve_budget_gets_429_and_others_are_served(
-    settings: Settings, unsolved: None
+    settings: Settings, unsolved: None, redis_mode: str
 ) -> None:
     limited = msgspec.structs.replace(
         settings,
@@ -223,6 +224,8 @@ async def test_a_client_over_its_solve_budget_gets_429_and_others_are_served(
         async with client_of(app, "198.51.100.2") as other:
             served = await other.get("/v1/solution", params=query(SMALL[2]))
             assert served.status_code == 200
+        # With a Redis (or a cluster) up, the budgets were Redis's, not this process's.
+        assert app.state.services.cache.usable == (redis_mode in ("redis", "redis-cluster"))
 
 
 async def test_a_second_process_reads_the_stored_tables_without_solving(

@@ -3,6 +3,11 @@
 Redis is an accelerator, never the truth: every Redis error marks it down for a
 moment and the caller falls back (to the in-process tier, then PostgreSQL), so
 losing Redis loses speed, never data or correctness.
+
+``REDIS_URL`` names one Redis (``redis://``, ``rediss://``) or a Redis Cluster
+(``redis+cluster://``, ``rediss+cluster://``: any of its nodes; the client finds the
+others). On a cluster a command, script or transaction may only touch keys of one
+hash slot: keys that must go together are made with ``Cache.key`` under one tag.
 """
 
 from __future__ import annotations
@@ -10,12 +15,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import Final, Literal, TypeVar
+from typing import Final, Literal, TypeAlias, TypeVar
 
 from litestar.stores.memory import MemoryStore
-from litestar.stores.redis import RedisStore
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.crc import key_slot
+from redis.exceptions import RedisClusterException, RedisError
 
 log = logging.getLogger("shutbox.cache")
 
@@ -23,37 +31,80 @@ RETRY_AFTER_SECONDS: Final = 2.0
 LOCAL_COPY_SECONDS: Final = 3600
 T = TypeVar("T")
 RedisState = Literal["up", "down", "not configured"]
+RedisClient: TypeAlias = Redis | RedisCluster
+# A cluster client raises RedisClusterException (not a RedisError) when no node answers.
+REDIS_FAILURES: Final = (RedisError, RedisClusterException, OSError)
+CLUSTER_SCHEMES: Final = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
+
+
+def connect_redis(url: str) -> RedisClient:
+    """A client of the Redis, or of the Redis Cluster (``redis+cluster://``), at ``url``."""
+    scheme, _, rest = url.partition("://")
+    if scheme.lower() in CLUSTER_SCHEMES:
+        return RedisCluster.from_url(
+            f"{CLUSTER_SCHEMES[scheme.lower()]}://{rest}",
+            socket_timeout=0.5,
+            socket_connect_timeout=0.5,
+            health_check_interval=10,
+            # No bound per node, as a single Redis's pool: a request past the cluster
+            # client's default 100 would fail, and read as Redis being down.
+            max_connections=2**31,
+            # Fail fast, as with one Redis: retries (each rereading the cluster's layout)
+            # would hold a request for seconds on a node that hangs; the cache falls back
+            # and tries Redis again a moment later, the layout reread then.
+            retry=Retry(NoBackoff(), retries=0),
+        )
+    return Redis.from_url(
+        url, socket_timeout=0.5, socket_connect_timeout=0.5, health_check_interval=10
+    )
 
 
 class Cache:
-    def __init__(self, redis: Redis | None, prefix: str) -> None:
+    def __init__(self, redis: RedisClient | None, prefix: str) -> None:
         self.redis = redis
         self.prefix = prefix
         self.local = MemoryStore()
-        self.remote = RedisStore(redis, namespace=prefix.rstrip(":")) if redis is not None else None
         self._down_until = 0.0
 
     @classmethod
     def connect(cls, url: str | None, prefix: str) -> Cache:
-        if not url:
-            return cls(None, prefix)
-        client = Redis.from_url(
-            url, socket_timeout=0.5, socket_connect_timeout=0.5, health_check_interval=10
-        )
-        return cls(client, prefix)
+        return cls(connect_redis(url) if url else None, prefix)
+
+    @property
+    def clustered(self) -> bool:
+        return isinstance(self.redis, RedisCluster)
+
+    def key(self, tag: str, *parts: str) -> str:
+        """The Redis key ``<prefix>{<tag>}:<parts>``: keys of one tag share a hash slot,
+        so that one script or transaction may touch them all on a Redis Cluster (a
+        date's keys: the ISO date; a client's rate limits: its address). A whole key,
+        for commands sent through ``call``; ``get``, ``set`` and ``delete`` take keys
+        below the prefix."""
+        # Redis hashes the text between the first "{" and the next "}" (the prefix has
+        # no braces: see Settings), so the tag may hold none and may not be empty.
+        tag = tag.replace("{", "(").replace("}", ")") or "-"
+        return f"{self.prefix}{{{tag}}}:" + ":".join(parts)
+
+    def slot(self, key: str) -> int:
+        """The hash slot of a whole key on a cluster; 0 on one Redis (one place for all)."""
+        return key_slot(key.encode()) if self.clustered else 0
+
+    def _remote_key(self, key: str) -> str:
+        return f"{self.prefix.rstrip(':')}:{key}"
 
     @property
     def usable(self) -> bool:
         return self.redis is not None and time.monotonic() >= self._down_until
 
-    async def call(self, operation: Callable[[Redis], Awaitable[T]]) -> T | None:
+    async def call(self, operation: Callable[[RedisClient], Awaitable[T]]) -> T | None:
         """Run a Redis operation; None when Redis is absent, down or failing. Any error
         raised inside is taken for Redis's: keep PostgreSQL out of ``operation``."""
         if self.redis is None or not self.usable:
             return None
         try:
+            await _find_nodes(self.redis)
             return await operation(self.redis)
-        except (RedisError, OSError) as error:
+        except REDIS_FAILURES as error:
             if time.monotonic() >= self._down_until:
                 log.warning("redis unavailable, falling back", extra={"error": repr(error)})
             self._down_until = time.monotonic() + RETRY_AFTER_SECONDS
@@ -61,31 +112,38 @@ class Cache:
 
     async def get(self, key: str) -> bytes | None:
         value = await self.local.get(key)
-        if value is not None or self.remote is None:
+        if value is not None or self.redis is None:
             return value
-        remote = self.remote
-        value = await self.call(lambda _: remote.get(key))
+        found = await self.call(lambda redis: _get_with_ttl(redis, self._remote_key(key)))
+        if found is None:
+            return None
+        value, ttl = found
         if value is not None:
             # A copy from Redis lives in this process no longer than it would in Redis.
-            ttl = await self.call(lambda _: remote.expires_in(key))
-            await self.local.set(
-                key, value, expires_in=ttl if ttl and ttl > 0 else LOCAL_COPY_SECONDS
-            )
+            await self.local.set(key, value, expires_in=ttl if ttl > 0 else LOCAL_COPY_SECONDS)
         return value
 
     async def set(self, key: str, value: bytes, expires_in: int | None = None) -> None:
         await self.local.set(key, value, expires_in=expires_in)
-        if self.remote is not None:
-            remote = self.remote
-            await self.call(lambda _: remote.set(key, value, expires_in=expires_in))
+        if self.redis is not None:
+            await self.call(lambda redis: redis.set(self._remote_key(key), value, ex=expires_in))
+
+    async def delete(self, key: str) -> None:
+        await self.local.delete(key)
+        if self.redis is not None:
+            await self.call(lambda redis: redis.delete(self._remote_key(key)))
 
     async def state(self) -> RedisState:
         """Redis as it answers now (a ping), for readiness checks."""
         if self.redis is None:
             return "not configured"
         try:
-            await self.redis.ping()
-        except (RedisError, OSError):
+            await _find_nodes(self.redis)
+            if isinstance(self.redis, RedisCluster):  # up: every primary answers
+                await self.redis.ping(target_nodes=RedisCluster.PRIMARIES)
+            else:
+                await self.redis.ping()
+        except REDIS_FAILURES:
             self._down_until = time.monotonic() + RETRY_AFTER_SECONDS
             return "down"
         self._down_until = 0.0
@@ -94,3 +152,20 @@ class Cache:
     async def close(self) -> None:
         if self.redis is not None:
             await self.redis.aclose()
+
+
+async def _find_nodes(redis: RedisClient) -> None:
+    """A cluster client's map of the nodes and slots, read now if it has none (first use,
+    or after a failure): commands that read it for themselves, several at once, break
+    each other's connections (redis-py 8.1)."""
+    if isinstance(redis, RedisCluster):
+        await redis.initialize()
+
+
+async def _get_with_ttl(redis: RedisClient, key: str) -> tuple[bytes | None, int]:
+    """A value and its seconds to live (negative: none), in one round trip."""
+    async with redis.pipeline(transaction=False) as pipe:
+        pipe.get(key)
+        pipe.ttl(key)
+        value, ttl = await pipe.execute()
+    return value, int(ttl)
