@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from datetime import date
 
 import asyncpg
 from litestar import Litestar
@@ -30,10 +31,9 @@ from service.rules.ruleset import Rules
 from service.rules.solver import LOADED
 from service.settings import Settings
 from service.solving import Solver
-from service.store import embedded, idempotency
+from service.store import daily, embedded, idempotency
 from service.store.cache import Cache
 from service.store.db import create_pool, migrate
-from service.store.ranks import Leaderboards
 
 VERSION = "1.0.0"
 
@@ -75,15 +75,17 @@ def cors_config(settings: Settings) -> CORSConfig | None:
     )
 
 
-async def housekeeping(pool: asyncpg.Pool, cache: Cache, clock: Clock) -> None:
+async def housekeeping(pool: asyncpg.Pool, cache: Cache, clock: Clock, launch: date) -> None:
     """Every ten minutes: drop expired entries of the in-process cache (so its memory
-    stays flat) and forget idempotency keys past their 24 hours."""
+    stays flat), forget idempotency keys past their 24 hours, and make the partitions of
+    daily runs two months ahead."""
     while True:
         await cache.local.delete_expired()
         try:
             await idempotency.expire(pool, clock.now())
+            await daily.make_partitions_ahead(pool, launch, clock.now())
         except Exception:  # the database may be away for a moment: next round, then
-            logging.getLogger("shutbox").warning("could not expire idempotency keys", exc_info=True)
+            logging.getLogger("shutbox").warning("housekeeping failed", exc_info=True)
         await asyncio.sleep(600)
 
 
@@ -100,7 +102,8 @@ def lifespan(
         try:
             async with pool.acquire() as connection:
                 await migrate(connection)
-            app.state.services = Services(pool, cache, clock, settings, Leaderboards(pool, cache))
+            await daily.make_partitions_ahead(pool, settings.launch_date, clock.now())
+            app.state.services = Services(pool, cache, clock, settings)
             app.state.rate_limiter = RateLimiter(
                 cache,
                 settings.address_limit,
@@ -120,7 +123,7 @@ def lifespan(
             services: Services = app.state.services
             await services.dice_in_play.learn_boxes()
             chores = [
-                asyncio.create_task(housekeeping(pool, cache, clock)),
+                asyncio.create_task(housekeeping(pool, cache, clock, settings.launch_date)),
                 asyncio.create_task(services.dice_in_play.follow_boxes()),
             ]
             try:

@@ -9,6 +9,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 
 import msgspec
@@ -121,6 +122,37 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _synth_day(args: argparse.Namespace) -> int:
+    import asyncio
+    import time
+
+    from service.store import embedded
+    from service.store.cache import Cache
+    from service.store.db import create_pool, migrate
+    from service.store.synth import synth_day
+
+    settings = embedded.resolve(Settings.from_env())
+    assert settings.database_url is not None
+
+    async def run() -> int:
+        pool = await create_pool(settings.database_url or "", statement_timeout=0)
+        cache = Cache.connect(None, settings.redis_prefix)
+        try:
+            async with pool.acquire() as connection:
+                await migrate(connection)
+            return await synth_day(
+                pool, cache, settings.secret_bytes, args.date, args.runs, args.seed
+            )
+        finally:
+            await pool.close()
+
+    started = time.perf_counter()
+    total = asyncio.run(run())
+    elapsed = time.perf_counter() - started
+    print(f"{args.date}: {args.runs} runs added in {elapsed:.1f} s; the date has {total} runs")
+    return 0
+
+
 def openapi_document() -> bytes:
     """The OpenAPI document generated from the app, as committed in ``openapi/``."""
     import json
@@ -165,6 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     migrate = commands.add_parser("migrate", help="apply the database migrations")
     migrate.set_defaults(handler=_migrate)
+
+    synth = commands.add_parser(
+        "synth-day", help="fill a date with synthetic players' official runs (load tests)"
+    )
+    synth.add_argument("date", type=date.fromisoformat, help="the date, YYYY-MM-DD")
+    synth.add_argument("--runs", type=int, required=True, help="how many players and runs")
+    synth.add_argument("--seed", type=int, default=0, help="the same seed, the same runs")
+    synth.set_defaults(handler=_synth_day)
 
     openapi = commands.add_parser("openapi", help="write the OpenAPI document")
     openapi.add_argument("--output", default="openapi/openapi.json", help="a path, or - for stdout")

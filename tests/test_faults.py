@@ -208,6 +208,22 @@ async def check_every_accepted_run_is_stored(url: str, accepted: list[str]) -> N
                WHERE s.player_id IS NULL OR s.last_played < r.day"""
         )
         assert orphans == 0
+        # The dates' histogram counters count exactly the stored runs.
+        miscounted = await connection.fetchval(
+            """SELECT count(*) FROM (
+                   (SELECT day, score, count(*)::int AS players FROM daily_runs
+                    GROUP BY day, score
+                    EXCEPT
+                    SELECT day, score, sum(players)::int FROM day_scores
+                    GROUP BY day, score HAVING sum(players) > 0)
+                   UNION ALL
+                   (SELECT day, score, sum(players)::int FROM day_scores
+                    GROUP BY day, score HAVING sum(players) > 0
+                    EXCEPT
+                    SELECT day, score, count(*)::int FROM daily_runs GROUP BY day, score)
+               ) AS wrong"""
+        )
+        assert miscounted == 0
     finally:
         await connection.close()
 

@@ -24,7 +24,7 @@ from service.rules.analysis import report
 from service.rules.ruleset import Roll, Rules
 from service.store import boxes, sequences
 from service.store.boxes import Box, Mode
-from service.store.db import Database
+from service.store.db import Connection, Database
 from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
 
@@ -143,7 +143,8 @@ class BoxesController(Controller):
         services: NamedDependency[Services],
     ) -> Response[CreatedBox]:
 
-        async def produce(database: Database) -> tuple[int, bytes]:
+        async def produce(connection: Connection | None) -> tuple[int, bytes]:
+            database = connection or services.pool
             code, issued = await boxes.create(
                 database,
                 services.cache,
@@ -228,7 +229,8 @@ class BoxesController(Controller):
         code: CodePath,
     ) -> Response[BoxRunResult]:
 
-        async def produce(database: Database) -> tuple[int, bytes]:
+        async def produce(connection: Connection | None) -> tuple[int, bytes]:
+            database = connection or services.pool
             found = await find_box(database, code)
             issued = await sequences.stored(database, services.cache, found.sequence_id)
             assert issued is not None, "a box's sequence is stored with it"
@@ -263,7 +265,7 @@ class BoxesController(Controller):
                 raise problem(
                     409, "already-played",
                     f"You already played box {codes.display(found.code)}; your run stands.",
-                    official_run_id=str(played.official.id),
+                    official_run_id=str(played.official_id),
                 ) from None  # fmt: skip
             return (201 if accepted.created else 200), accepted.body
 

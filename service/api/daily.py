@@ -19,9 +19,7 @@ import re
 from datetime import date, datetime
 from functools import lru_cache
 from typing import Annotated, Any, Final
-from uuid import UUID
 
-import asyncpg
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency
@@ -39,20 +37,19 @@ from service.api.schemas import (
     RulesOut,
     move_in,
     rules_out,
-    run_result,
-    streak_out,
 )
 from service.api.tables import held_tables
-from service.calendar import StreakRuns, has_begun, has_closed_everywhere, local_today, open_dates
-from service.rules.analysis import Hindsight, report
+from service.calendar import has_begun, has_closed_everywhere, local_today
+from service.daily import DateNotOpen
+from service.rules.analysis import Hindsight
 from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Roll, Rules
 from service.settings import Settings
 from service.store import daily, sequences
-from service.store.db import Database
+from service.store.daily import DailyRun
+from service.store.db import Connection
 from service.store.players import PlayerRow
-from service.store.ranks import Rank
-from service.store.runs import AlreadyPlayed, StoredRun
+from service.store.runs import AlreadyPlayed
 
 CACHE_CONTROL: Final = "public, max-age=86400"
 FEED_PREFIX: Final = "/v1/daily/"
@@ -147,9 +144,9 @@ async def _daily_answer(services: Services, when: date, now: datetime) -> tuple[
     return body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
 
 
-async def official_run(services: Services, player: PlayerRow, when: date) -> StoredRun:
+async def official_run(services: Services, player: PlayerRow, when: date) -> DailyRun:
     """The player's official run of a date, or 404."""
-    stored = await daily.official_run(services.pool, player.id, when)
+    stored = await services.daily.official(player.id, when)
     if stored is None:
         raise problem(404, "no-official-run", f"You have no official run of {when.isoformat()}.")
     return stored
@@ -259,77 +256,40 @@ class DailyController(Controller):
         day: DatePath,
     ) -> Response[DailyRunResult]:
         when = parse_date(day)
-        to_rank: list[tuple[date, UUID, int]] = []
+        check_begun(when, services.settings, services.clock.now())
+        moves = [move_in(m) for m in data.moves]
 
-        async def produce(database: Database) -> tuple[int, bytes]:
+        in_key_transaction: list[bool] = []
+
+        async def produce(connection: Connection | None) -> tuple[int, bytes]:
+            created, result = await services.daily.submit(
+                player, when, moves, services.clock.now(), connection
+            )
+            in_key_transaction.append(created and connection is not None)
+            return (201 if created else 200), _encoder.encode(result)
+
+        try:
+            response = await respond_once(request, services, f"player:{player.id}", produce)
+        except DateNotOpen:
             now = services.clock.now()
-            check_begun(when, services.settings, now)
-            if when not in open_dates(now, player.time_zone, player.closed_before):
-                today = local_today(now, player.time_zone).isoformat()
-                raise problem(
-                    422, "date-not-open",
-                    f"{when.isoformat()} is not open for you: in {player.time_zone} it is "
-                    f"{today}, a date stays open until 15 minutes after its local midnight, "
-                    "and a date that closed for you stays closed after a change of time zone.",
-                )  # fmt: skip
-            sequence_id = daily_sequence_id(when)
-            issued = await sequences.issue(
-                database,
-                services.cache,
-                services.settings.secret_bytes,
-                sequence_id,
-                Rules(),
-                now,
-            )
-            await held_tables(request, issued.rules)
-            verified = report(
-                issued.rules, issued.dice, [move_in(m) for m in data.moves], sequence_id
-            )
-            result = run_result(verified, sequence_id)
-            new_run = daily.NewRun(
-                player_id=player.id,
-                day=when,
-                sequence_id=sequence_id,
-                moves=msgspec.to_builtins(result.moves),
-                score=result.score,
-                shut=result.shut,
-                best_possible=result.analysis.best_possible,
-                submitted_at=now,
-            )
-
-            def respond(run_id: UUID, runs: StreakRuns, played: set[date], rank: Rank) -> bytes:
-                today = local_today(now, player.time_zone)
-                streak = streak_out(runs, today in played, now, player.time_zone)
-                return _encoder.encode(
-                    DailyRunResult(
-                        **msgspec.structs.asdict(result)
-                        | {"run_id": str(run_id), "official": True, "streak": streak, "rank": rank}
-                    )
-                )
-
-            submission = daily.Submission(new_run, respond)
-            try:
-                if isinstance(database, asyncpg.Pool):
-                    # Shares its transaction with the submissions in flight in this process.
-                    accepted = await services.daily_runs(submission)
-                else:
-                    accepted = await daily.submit(database, services.leaderboards, submission)
-                    if accepted.created:
-                        to_rank.append((new_run.day, new_run.player_id, new_run.score))
-            except AlreadyPlayed as played:
-                raise problem(
-                    409, "already-played",
-                    f"You already played {when.isoformat()}; your official run stands "
-                    f"(GET /v1/daily/{when.isoformat()}/runs/me).",
-                    official_run_id=str(played.official.id),
-                    official_run=f"/v1/daily/{when.isoformat()}/runs/me",
-                ) from None  # fmt: skip
-            return (201 if accepted.created else 200), accepted.body
-
-        response = await respond_once(request, services, f"player:{player.id}", produce)
-        # A run stored in an Idempotency-Key's transaction joins the Redis leaderboard
-        # once that transaction has committed, in respond_once.
-        await services.leaderboards.record_all(to_rank)
+            raise problem(
+                422, "date-not-open",
+                f"{when.isoformat()} is not open for you: in {player.time_zone} it is "
+                f"{local_today(now, player.time_zone).isoformat()}, a date stays open until 15 "
+                "minutes after its local midnight, and a date that closed for you stays closed "
+                "after a change of time zone.",
+            ) from None  # fmt: skip
+        except AlreadyPlayed as played:
+            raise problem(
+                409, "already-played",
+                f"You already played {when.isoformat()}; your official run stands "
+                f"(GET /v1/daily/{when.isoformat()}/runs/me).",
+                official_run_id=str(played.official_id),
+                official_run=f"/v1/daily/{when.isoformat()}/runs/me",
+            ) from None  # fmt: skip
+        if any(in_key_transaction):
+            # Stored in the key's transaction, committed by now: ranks count it from here.
+            await services.histograms.forget([when])
         return response  # type: ignore[return-value]
 
     @get(
@@ -347,9 +307,7 @@ class DailyController(Controller):
     ) -> DailyRunResult:
         when = parse_date(day)
         stored = await official_run(services, player, when)
-        result = _result_decoder.decode(stored.response)
-        rank = await services.leaderboards.rank(when, stored.score)
-        return msgspec.structs.replace(result, streak=msgspec.UNSET, rank=rank)
+        return await services.daily.shown_now(stored, services.clock.now())
 
     @get(
         "/{day:str}/leaderboard",
@@ -373,7 +331,7 @@ class DailyController(Controller):
         check_begun(when, services.settings, now)
         if not has_closed_everywhere(when, now):
             viewer = await optional_player(request, services)
-            if viewer is None or await daily.official_run(services.pool, viewer.id, when) is None:
+            if viewer is None or await services.daily.official(viewer.id, when) is None:
                 raise problem(
                     403, "leaderboard-hidden",
                     f"The ranking of {when.isoformat()} is shown once you have played it, "
@@ -422,4 +380,6 @@ class DailyController(Controller):
     ) -> ShareText:
         when = parse_date(day)
         stored = await official_run(services, player, when)
-        return ShareText(text=share_text(when, _result_decoder.decode(stored.response)))
+        return ShareText(
+            text=share_text(when, await services.daily.shown_now(stored, services.clock.now()))
+        )

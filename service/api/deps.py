@@ -12,42 +12,38 @@ from litestar.di import NamedDependency, Provide
 
 from service.api.problems import problem
 from service.clock import Clock
+from service.daily import DailyRuns
 from service.settings import Settings
-from service.store import daily, players
+from service.store import daily as store_daily
+from service.store import players
 from service.store.batch import Batcher
 from service.store.cache import Cache
+from service.store.daily import NewRun, Stored
 from service.store.in_play import DiceInPlay
 from service.store.players import PlayerRow
-from service.store.ranks import Leaderboards
-from service.store.runs import Accepted
+from service.store.ranks import Histograms
 
 
 class Services:
     """Everything a handler may need, made once in the lifespan and handed over as one
     dependency (one dependency resolves without a task group on every request)."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        cache: Cache,
-        clock: Clock,
-        settings: Settings,
-        leaderboards: Leaderboards,
-    ) -> None:
+    def __init__(self, pool: asyncpg.Pool, cache: Cache, clock: Clock, settings: Settings) -> None:
         self.pool = pool
         self.cache = cache
         self.clock = clock
         self.settings = settings
-        self.leaderboards = leaderboards
+        self.histograms = Histograms(pool, cache)
         self.dice_in_play = DiceInPlay(pool, cache, settings.secret_bytes)
         self.daily_feed: dict[date, tuple[bytes, str]] = {}  # encoded answer and ETag
         # Concurrent requests share their round trips (one query, one commit a batch).
         self.players_by_token: Batcher[bytes, PlayerRow | None] = Batcher(
             lambda hashes: players.by_token_hashes(pool, hashes)
         )
-        self.daily_runs: Batcher[daily.Submission, Accepted] = Batcher(
-            lambda submissions: daily.submit_batch(pool, leaderboards, submissions)
+        daily_batches: Batcher[NewRun, Stored] = Batcher(
+            lambda runs: store_daily.submit_batch(pool, self.histograms, runs)
         )
+        self.daily = DailyRuns(pool, cache, settings.secret_bytes, self.histograms, daily_batches)
 
 
 def _services(state: State) -> Services:

@@ -11,7 +11,7 @@ from litestar import Request, Response
 from service.api.deps import Services
 from service.api.problems import problem
 from service.store import idempotency
-from service.store.db import Database
+from service.store.db import Connection
 
 HEADER: Final = "idempotency-key"
 JSON: Final = "application/json"
@@ -37,14 +37,14 @@ async def answer_once(
     request: Request[Any, Any, Any],
     services: Services,
     scope: str,
-    produce: Callable[[Database], Awaitable[tuple[int, bytes]]],
+    produce: Callable[[Connection | None], Awaitable[tuple[int, bytes]]],
 ) -> Answer:
     """Run ``produce`` once per idempotency key in ``scope``, when the request has one:
     it is handed the connection holding the key (its work joins the key's transaction);
-    without a key, the pool."""
+    without a key, None (its work goes where it would anyway)."""
     key = request.headers.get(HEADER)
     if key is None:
-        status, body = await produce(services.pool)
+        status, body = await produce(None)
         return Answer(status, body, replayed=False)
     if not 1 <= len(key) <= 255 or not key.isprintable():
         raise problem(
@@ -69,7 +69,7 @@ async def respond_once(
     request: Request[Any, Any, Any],
     services: Services,
     scope: str,
-    produce: Callable[[Database], Awaitable[tuple[int, bytes]]],
+    produce: Callable[[Connection | None], Awaitable[tuple[int, bytes]]],
 ) -> Response[bytes]:
     """``answer_once`` as the JSON response it is."""
     status, body, _ = await answer_once(request, services, scope, produce)

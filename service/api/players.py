@@ -24,7 +24,7 @@ from service.api.problems import documented, problem
 from service.api.schemas import Streak, streak_out
 from service.calendar import local_today, open_dates
 from service.store import daily, players
-from service.store.db import Database
+from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.ranks import Rank
 
@@ -220,7 +220,8 @@ class PlayersController(Controller):
         # can send a request in that scope.
         scope = "players" if own_token is None else f"players:{players.token_hash(token).hex()}"
 
-        async def produce(database: Database) -> tuple[int, bytes]:
+        async def produce(connection: Connection | None) -> tuple[int, bytes]:
+            database = connection or services.pool
             try:
                 row = await players.create(database, name, time_zone, services.clock.now(), token)
             except players.TokenTaken as taken:
@@ -398,13 +399,9 @@ class PlayersController(Controller):
         ] = None,
         limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")] = 30,
     ) -> list[HistoryEntry]:
-        rows = await daily.history(services.pool, player.id, before or date.max, limit)
+        entries = await daily.history(
+            services.pool, services.histograms, player.id, before or date.max, limit
+        )
         return [
-            HistoryEntry(
-                date=r["day"],
-                score=r["score"],
-                shut=r["shut"],
-                rank=await services.leaderboards.rank(r["day"], r["score"]),
-            )
-            for r in rows
+            HistoryEntry(date=e.day, score=e.score, shut=e.score == 0, rank=e.rank) for e in entries
         ]

@@ -1,121 +1,144 @@
-"""Official daily runs and streaks: each run stored with its player's streak in one
-transaction, several submissions to a transaction under load."""
+"""Official daily runs and streaks: each run stored with its player's streak and its
+date's histogram in one transaction, several submissions to a transaction under load.
+
+A run is stored compactly: its moves, its score, and its rank and streak as they stood
+at submission. Its answer is rendered from those (``service.daily``), never kept.
+"""
 
 from __future__ import annotations
 
+import random
 import uuid
-from collections.abc import Callable
-from datetime import date, datetime
+from collections import Counter
+from datetime import date, datetime, timedelta
+from typing import Any, Final
 
 import asyncpg
 import msgspec
 
-from service.calendar import StreakRuns, streak_runs
+from service.calendar import StreakRuns, current_streak, local_today, streak_runs
 from service.store.db import QUERIES, UNAVAILABLE, Connection
-from service.store.ranks import Leaderboards, Rank, rank_from
-from service.store.runs import (
-    Accepted,
-    AlreadyPlayed,
-    StoredRun,
-    moves_digest,
-    resubmission,
-    stored_run,
+from service.store.ranks import (
+    DayCounts,
+    Histograms,
+    Rank,
+    rank_from,
+    rank_in,
+    stored_histograms,
 )
+from service.store.runs import AlreadyPlayed
+
+COUNTER_SHARDS: Final = 16
+"""Counter rows per (date, score): concurrent transactions rarely update the same one."""
+PARTITIONS_AHEAD: Final = timedelta(days=62)
 
 
 class NewRun(msgspec.Struct, frozen=True):
-    """What a verified submission stores."""
+    """What a verified submission stores, and the player's time zone at submission
+    (the streak shown with it is the player's own)."""
 
     player_id: uuid.UUID
     day: date
-    sequence_id: str
-    moves: list[object]
+    moves: list[Any]
     score: int
-    shut: bool
     best_possible: int
     submitted_at: datetime
+    time_zone: str
 
 
-async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> StoredRun | None:
+class DailyRun(msgspec.Struct, frozen=True):
+    """An official run as stored: what its answer is rendered from."""
+
+    id: uuid.UUID
+    player_id: uuid.UUID
+    day: date
+    moves: list[Any]
+    score: int
+    best_possible: int
+    rank_better: int
+    rank_worse: int
+    rank_players: int
+    streak_current: int
+    streak_best: int
+    streak_last_played: date
+    played_today: bool
+    submitted_at: datetime
+
+    @property
+    def rank_at_submission(self) -> Rank:
+        return rank_from(self.rank_better, self.rank_worse, self.rank_players)
+
+
+class Stored(msgspec.Struct, frozen=True):
+    """A submission's outcome: its run, new (201) or stored before (200, identical)."""
+
+    run: DailyRun
+    created: bool
+
+
+Outcome = Stored | AlreadyPlayed
+
+
+def _daily_run(row: asyncpg.Record) -> DailyRun:
+    return DailyRun(**{field: row[field] for field in DailyRun.__struct_fields__})
+
+
+async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> DailyRun | None:
     row = await pool.fetchrow(QUERIES.daily_run, player_id, day)
-    return None if row is None else stored_run(row)
-
-
-class Submission(msgspec.Struct, frozen=True):
-    """A verified run to store, and how to build its 201 body from the run id, the
-    streak runs, the dates played and the rank (kept with the run, for identical
-    resubmissions)."""
-
-    run: NewRun
-    respond: Callable[[uuid.UUID, StreakRuns, set[date], Rank], bytes]
-
-
-Outcome = Accepted | AlreadyPlayed
+    return None if row is None else _daily_run(row)
 
 
 async def submit_batch(
-    pool: asyncpg.Pool, leaderboards: Leaderboards, submissions: list[Submission]
-) -> list[Accepted | Exception]:
-    """``submit_all`` on a connection of its own (what the request batcher calls), then
-    the new runs into the Redis leaderboards. A batch that fails for another reason
-    than an unreachable database is tried again one submission at a time, so that a
-    submission that cannot be stored fails alone."""
+    pool: asyncpg.Pool, histograms: Histograms, runs: list[NewRun]
+) -> list[Stored | Exception]:
+    """``submit_all`` on a connection of its own (what the request batcher calls). A
+    batch that fails for another reason than an unreachable database is tried again one
+    submission at a time, so that a submission that cannot be stored fails alone. The
+    dates of new runs are read afresh from then on."""
     async with pool.acquire() as connection:
-        outcomes: list[Accepted | Exception]
+        outcomes: list[Outcome | Exception]
         try:
-            outcomes = list(await submit_all(connection, leaderboards, submissions))
+            outcomes = list(await submit_all(connection, runs))
         except UNAVAILABLE:
             raise
         except Exception:
-            if len(submissions) == 1:
+            if len(runs) == 1:
                 raise
-            outcomes = [await _alone(connection, leaderboards, one) for one in submissions]
-    await leaderboards.record_all(
-        [
-            (one.run.day, one.run.player_id, one.run.score)
-            for one, outcome in zip(submissions, outcomes)
-            if isinstance(outcome, Accepted) and outcome.created
-        ]
+            outcomes = [await _alone(connection, one) for one in runs]
+    await histograms.forget(
+        outcome.run.day for outcome in outcomes if isinstance(outcome, Stored) and outcome.created
     )
     return outcomes
 
 
-async def _alone(
-    connection: Connection, leaderboards: Leaderboards, submission: Submission
-) -> Accepted | Exception:
+async def _alone(connection: Connection, run: NewRun) -> Outcome | Exception:
     try:
-        [outcome] = await submit_all(connection, leaderboards, [submission])
+        [outcome] = await submit_all(connection, [run])
     except Exception as error:
         return error
     return outcome
 
 
-async def submit(
-    connection: Connection, leaderboards: Leaderboards, submission: Submission
-) -> Accepted:
-    """One submission on the caller's connection, in its transaction: the caller adds
-    a created run to the Redis leaderboard once that transaction has committed (a
-    member for a run rolled back would throw the leaderboard's counts off)."""
-    [outcome] = await submit_all(connection, leaderboards, [submission])
+async def submit(connection: Connection, run: NewRun) -> Stored:
+    """One submission on the caller's connection, in its transaction (the caller makes
+    the histograms forget the date once that transaction has committed)."""
+    [outcome] = await submit_all(connection, [run])
     if isinstance(outcome, AlreadyPlayed):
         raise outcome
     return outcome
 
 
-async def submit_all(
-    connection: Connection, leaderboards: Leaderboards, submissions: list[Submission]
-) -> list[Outcome]:
+async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome]:
     """Store each run as its player's official run of its date, unless one is stored,
-    in one transaction, in order (the Redis leaderboards are the caller's to update).
+    in one transaction, in order.
 
-    For each: ``Accepted`` (created, or the stored body for the identical run again),
-    or ``AlreadyPlayed`` for another run of a played date.
+    For each: ``Stored`` (created, or the stored run for the identical run again), or
+    ``AlreadyPlayed`` for another run of a played date.
     """
-    runs = [submission.run for submission in submissions]
     player_ids = sorted({run.player_id for run in runs})
     days = sorted({run.day for run in runs})
     outcomes: list[Outcome] = []
-    created: list[_Row] = []
+    created: list[DailyRun] = []
     async with connection.transaction():
         # Serialise each player's submissions across processes (their streak is
         # computed from their runs); the query below then sees every run committed
@@ -125,81 +148,113 @@ async def submit_all(
             QUERIES.players_runs, [run.player_id for run in runs], [run.day for run in runs]
         )
         played: dict[uuid.UUID, set[date]] = {player_id: set() for player_id in player_ids}
-        stored: dict[tuple[uuid.UUID, date], StoredRun] = {}
+        stored: dict[tuple[uuid.UUID, date], DailyRun] = {}
         for row in rows:
             played[row["player_id"]].add(row["day"])
-            if row["response"] is not None:
-                stored[(row["player_id"], row["day"])] = stored_run(row)
+            if row["asked"]:
+                stored[(row["player_id"], row["day"])] = _daily_run(row)
         counts = {
-            day: await leaderboards.counts_of(
-                day, {run.score for run in runs if run.day == day}, connection
-            )
-            for day in days
+            day: DayCounts(histogram)
+            for day, histogram in (await stored_histograms(connection, days)).items()
         }
-        for submission, run in zip(submissions, runs):
-            key = (run.player_id, run.day)
-            digest = moves_digest(run.moves)
-            earlier = stored.get(key)
+        for run in runs:
+            earlier = stored.get((run.player_id, run.day))
             if earlier is not None:
-                outcomes.append(_again(earlier, digest))
+                same = earlier.moves == run.moves
+                outcomes.append(
+                    Stored(earlier, created=False) if same else AlreadyPlayed(earlier.id)
+                )
                 continue
-            played[run.player_id].add(run.day)
-            streak = streak_runs(played[run.player_id])
+            dates = played[run.player_id]
+            dates.add(run.day)
+            streak = streak_runs(dates)
             assert streak is not None
             better, worse, others = counts[run.day].before_adding(run.score)
-            run_id = uuid.uuid4()
-            body = submission.respond(
-                run_id, streak, set(played[run.player_id]), rank_from(better, worse, others + 1)
+            new = DailyRun(
+                id=uuid.uuid4(),
+                player_id=run.player_id,
+                day=run.day,
+                moves=run.moves,
+                score=run.score,
+                best_possible=run.best_possible,
+                rank_better=better,
+                rank_worse=worse,
+                rank_players=others + 1,
+                streak_current=current_streak(streak, run.submitted_at, run.time_zone),
+                streak_best=streak.best,
+                streak_last_played=streak.last_played,
+                played_today=local_today(run.submitted_at, run.time_zone) in dates,
+                submitted_at=run.submitted_at,
             )
-            stored[key] = StoredRun(run_id, run.score, run.shut, digest, body, run.submitted_at)
-            created.append(_Row(run_id, run, digest, streak, body))
-            outcomes.append(Accepted(created=True, body=body))
+            stored[(run.player_id, run.day)] = new
+            created.append(new)
+            outcomes.append(Stored(new, created=True))
         if created:
-            await _insert(connection, created)
+            await insert_runs(connection, created, played)
     return outcomes
 
 
-def _again(earlier: StoredRun, digest: bytes) -> Outcome:
-    try:
-        again = resubmission(earlier, digest)
-    except AlreadyPlayed as played:
-        return played
-    assert again is not None
-    return again
-
-
-class _Row(msgspec.Struct, frozen=True):
-    """A run to insert: its id, the run, its digest, the streak after it, its 201 body."""
-
-    id: uuid.UUID
-    run: NewRun
-    digest: bytes
-    streak: StreakRuns
-    body: bytes
-
-
-async def _insert(connection: Connection, rows: list[_Row]) -> None:
-    """The new runs and their players' streaks after them, in one statement (a
-    player's last run of the batch carries their streak)."""
-    streaks = {row.run.player_id: row.streak for row in rows}
+async def insert_runs(
+    connection: Connection, runs: list[DailyRun], played: dict[uuid.UUID, set[date]]
+) -> None:
+    """The new runs with their players' streaks after them in one statement, then their
+    dates' counters in another (once per batch)."""
+    streaks: dict[uuid.UUID, StreakRuns] = {}
+    for run in runs:
+        streak = streak_runs(played[run.player_id])
+        assert streak is not None  # the player has this run
+        streaks[run.player_id] = streak
+    columns = [[getattr(run, field) for run in runs] for field in DailyRun.__struct_fields__]
+    by_id = dict(zip(DailyRun.__struct_fields__, columns))
     await connection.execute(
         QUERIES.insert_daily_runs,
-        [row.id for row in rows],
-        [row.run.player_id for row in rows],
-        [row.run.day for row in rows],
-        [row.run.sequence_id for row in rows],
-        [msgspec.json.encode(row.run.moves).decode() for row in rows],
-        [row.digest for row in rows],
-        [row.run.score for row in rows],
-        [row.run.shut for row in rows],
-        [row.run.best_possible for row in rows],
-        [row.body.decode() for row in rows],
-        [row.run.submitted_at for row in rows],
+        by_id["player_id"],
+        by_id["day"],
+        by_id["id"],
+        [msgspec.json.encode(moves).decode() for moves in by_id["moves"]],
+        by_id["score"],
+        by_id["best_possible"],
+        by_id["rank_better"],
+        by_id["rank_worse"],
+        by_id["rank_players"],
+        by_id["streak_current"],
+        by_id["streak_best"],
+        by_id["streak_last_played"],
+        by_id["played_today"],
+        by_id["submitted_at"],
         list(streaks),
         [streak.latest_length for streak in streaks.values()],
         [streak.best for streak in streaks.values()],
         [streak.last_played for streak in streaks.values()],
     )
+    await count_scores(connection, Counter((run.day, run.score) for run in runs))
+
+
+async def count_scores(connection: Connection, added: Counter[tuple[date, int]]) -> None:
+    """Add runs to their dates' histogram counters (one shard, chosen at random)."""
+    ordered = sorted(added.items())
+    await connection.execute(
+        QUERIES.count_day_scores,
+        [day for (day, _), _ in ordered],
+        [score for (_, score), _ in ordered],
+        [players for _, players in ordered],
+        random.randrange(COUNTER_SHARDS),
+    )
+
+
+async def make_partitions(database: asyncpg.Pool | Connection, first: date, last: date) -> None:
+    """The monthly partitions of daily runs from ``first`` to ``last``, where missing."""
+    months = []
+    month = first.replace(day=1)
+    while month <= last:
+        months.append(month)
+        month = (month + timedelta(days=32)).replace(day=1)
+    await database.execute(QUERIES.make_daily_partitions, months)
+
+
+async def make_partitions_ahead(pool: asyncpg.Pool, launch: date, now: datetime) -> None:
+    """Every month from launch to two months ahead has its partition."""
+    await make_partitions(pool, launch, now.date() + PARTITIONS_AHEAD)
 
 
 async def streak_row(
@@ -212,10 +267,25 @@ async def streak_row(
     return StreakRuns(row["latest_length"], row["best"], row["last_played"]), row["played_day"]
 
 
+class HistoryEntry(msgspec.Struct, frozen=True):
+    day: date
+    score: int
+    rank: Rank
+
+
 async def history(
-    pool: asyncpg.Pool, player_id: uuid.UUID, before: date, limit: int
-) -> list[asyncpg.Record]:
-    return list(await pool.fetch(QUERIES.history, player_id, before, limit))
+    pool: asyncpg.Pool, histograms: Histograms, player_id: uuid.UUID, before: date, limit: int
+) -> list[HistoryEntry]:
+    """The player's official runs before a date, newest first, with their ranks now:
+    two queries at most, whatever the page's length."""
+    rows = await pool.fetch(QUERIES.history, player_id, before, limit)
+    by_day = await histograms.of(row["day"] for row in rows)
+    return [
+        HistoryEntry(
+            day=row["day"], score=row["score"], rank=rank_in(by_day[row["day"]], row["score"])
+        )
+        for row in rows
+    ]
 
 
 class DayBoard(msgspec.Struct, frozen=True):

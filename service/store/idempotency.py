@@ -21,7 +21,7 @@ from typing import Final
 
 import asyncpg
 
-from service.store.db import QUERIES, Database
+from service.store.db import QUERIES, Connection
 
 KEEP_FOR: Final = timedelta(hours=24)
 
@@ -40,7 +40,7 @@ async def once(
     scope: str,
     key: str,
     digest: bytes,
-    produce: Callable[[Database], Awaitable[tuple[int, bytes]]],
+    produce: Callable[[Connection], Awaitable[tuple[int, bytes]]],
 ) -> tuple[int, bytes, bool]:
     """The response to this request: the one first given for ``key`` (and True), or a
     new one (and False)."""

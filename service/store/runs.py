@@ -32,11 +32,11 @@ class Accepted(msgspec.Struct, frozen=True):
 
 
 class AlreadyPlayed(Exception):
-    """Another run is already the player's run there."""
+    """Another run is already the player's run there: ``official_id``."""
 
-    def __init__(self, official: StoredRun) -> None:
-        self.official = official
-        super().__init__(str(official.id))
+    def __init__(self, official_id: uuid.UUID) -> None:
+        self.official_id = official_id
+        super().__init__(str(official_id))
 
 
 def stored_run(row: asyncpg.Record) -> StoredRun:
@@ -57,4 +57,4 @@ def resubmission(stored: StoredRun | None, digest: bytes) -> Accepted | None:
         return None
     if stored.moves_digest == digest:
         return Accepted(created=False, body=stored.response)
-    raise AlreadyPlayed(stored)
+    raise AlreadyPlayed(stored.id)

@@ -23,13 +23,20 @@ _decoder = msgspec.json.Decoder(IssuedSequence)
 CACHED_FOR_SECONDS = 3600
 
 
+def cache_key(sequence_id: str) -> str:
+    """A sequence's key in the cache; a date's (``daily/2026-11-29``) has the date as its
+    hash tag, as every key of one date has on a Redis Cluster."""
+    kind, _, name = sequence_id.partition("/")
+    return f"{{{name}}}:sequence" if kind == "daily" else f"sequence:{sequence_id}"
+
+
 def _rolls(flat: list[int]) -> tuple[Roll, ...]:
     return tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
 
 
 async def stored(database: Database, cache: Cache, sequence_id: str) -> IssuedSequence | None:
     """A sequence issued before (from the cache, else PostgreSQL), or None."""
-    key = f"sequence:{sequence_id}"
+    key = cache_key(sequence_id)
     cached = await cache.get(key)
     if cached is not None:
         return _decoder.decode(cached)
@@ -72,6 +79,6 @@ async def create(
         return None
     issued = IssuedSequence(id=sequence_id, rules=rules, dice=dice)
     await cache.set(
-        f"sequence:{sequence_id}", msgspec.json.encode(issued), expires_in=CACHED_FOR_SECONDS
+        cache_key(sequence_id), msgspec.json.encode(issued), expires_in=CACHED_FOR_SECONDS
     )
     return issued

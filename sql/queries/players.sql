@@ -50,3 +50,9 @@ RETURNING player_id;
 -- Give a player a new token (its hash): the old one stops at once.
 UPDATE players SET token_hash = $2 WHERE id = $1
 RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before;
+
+-- name: insert_players_bulk
+-- Many players at once (synthetic days for load tests): ids, names, time zones, token
+-- hashes, creation times.
+INSERT INTO players (id, name, time_zone, token_hash, created_at)
+SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bytea[], $5::timestamptz[]);

@@ -3,7 +3,6 @@ in all of it or in none of it."""
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -19,20 +18,27 @@ DAY = "2026-11-20"  # closed everywhere at the clock's now: the leaderboard is p
 
 
 async def insert_run(database_url: str, player_id: str, score: int) -> None:
-    """A run of DAY committed on a connection of its own (what another process does)."""
+    """A run of DAY committed with its date's counter on a connection of its own (what
+    another process does)."""
     connection = await asyncpg.connect(database_url)
     try:
-        await connection.execute(
-            """INSERT INTO daily_runs (id, player_id, day, sequence_id, moves, moves_digest,
-                   score, shut, best_possible, response, submitted_at)
-               VALUES ($1, $2, $3, $4, '[]', $5, $6, $6 = 0, 0, '{}', now())""",
-            uuid.uuid4(),
-            uuid.UUID(player_id),
-            date.fromisoformat(DAY),
-            f"daily/{DAY}",
-            hashlib.sha256(player_id.encode()).digest(),
-            score,
-        )
+        async with connection.transaction():
+            await connection.execute(
+                """INSERT INTO daily_runs (id, player_id, day, moves, score, best_possible,
+                       rank_better, rank_worse, rank_players, streak_current, streak_best,
+                       streak_last_played, played_today, submitted_at)
+                   VALUES ($1, $2, $3, '[]', $4, 0, 0, 0, 1, 1, 1, $3, false, now())""",
+                uuid.uuid4(),
+                uuid.UUID(player_id),
+                date.fromisoformat(DAY),
+                score,
+            )
+            await connection.execute(
+                """INSERT INTO day_scores AS s (day, score, shard, players) VALUES ($1, $2, 0, 1)
+                   ON CONFLICT (day, score, shard) DO UPDATE SET players = s.players + 1""",
+                date.fromisoformat(DAY),
+                score,
+            )
     finally:
         await connection.close()
 
@@ -55,7 +61,7 @@ async def test_a_run_committed_mid_read_never_breaks_the_leaderboard(
     def after_first_read(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
         async def read(self: asyncpg.Pool, query: str, *args: Any, **kwargs: Any) -> Any:
             result = await method(self, query, *args, **kwargs)
-            if "daily_runs" in query and not committed:
+            if ("daily_runs" in query or "day_scores" in query) and not committed:
                 await insert_run(database_url, late["id"], 3)
                 committed.append(3)
             return result

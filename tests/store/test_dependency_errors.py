@@ -20,7 +20,7 @@ from service.clock import FixedClock
 from service.settings import Settings
 from service.store.cache import Cache
 from service.store.db import MIGRATION_LOCK, QUERIES, create_pool, migrate
-from service.store.ranks import Leaderboards
+from service.store.ranks import Histograms
 from tests.conftest import REDIS_URL, UNREACHABLE_REDIS_URL
 
 DAY = date(2026, 10, 1)
@@ -54,15 +54,15 @@ class BrokenSocket:
 
 
 async def test_errors_in_a_rank_count_stay_with_their_dependency(pool: asyncpg.Pool) -> None:
-    # PostgreSQL's socket breaks while the Redis set is checked against it (no marker for
-    # the date yet): the request sees the database's error; Redis is not marked down.
+    # PostgreSQL's socket breaks while the date's histogram is read (none mirrored yet):
+    # the request sees the database's error; Redis is not marked down.
     cache = Cache.connect(REDIS_URL, f"shutbox-test-ranks-{secrets.token_hex(4)}:")
     try:
-        leaderboards = Leaderboards(pool, cache)
         async with pool.acquire() as connection:
-            broken = BrokenSocket(connection, QUERIES.day_run_count)
+            broken = BrokenSocket(connection, QUERIES.day_histograms)
+            histograms = Histograms(broken, cache)  # type: ignore[arg-type]
             with pytest.raises(ConnectionResetError):
-                await leaderboards.counts_of(DAY, {5}, broken)  # type: ignore[arg-type]
+                await histograms.rank(DAY, 5)
         assert cache.usable, "a PostgreSQL error marked Redis down"
         assert await cache.state() == "up"
     finally:
@@ -71,9 +71,9 @@ async def test_errors_in_a_rank_count_stay_with_their_dependency(pool: asyncpg.P
     # Redis fails instead: the counts come from PostgreSQL, and only Redis is marked down.
     cache = Cache.connect(UNREACHABLE_REDIS_URL, "t:")
     try:
-        leaderboards = Leaderboards(pool, cache)
+        histograms = Histograms(pool, cache)
         assert cache.usable  # not known to be down yet
-        assert (await leaderboards.counts_of(DAY, {5})).of(5) == (0, 0, 0)
+        assert (await histograms.rank(DAY, 5)).players == 0
         assert not cache.usable
     finally:
         await cache.close()

@@ -1,0 +1,127 @@
+"""Official Daily Dice runs, the use cases: submit one, show one again.
+
+The handler decodes and encodes; this verifies the run on the date's dice, has the
+store keep it (compactly: moves, score, the rank and streak as they stood) and
+renders its answer from what is stored, so that an identical resubmission and a row
+written long ago both render with today's response struct.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import date, datetime
+
+import asyncpg
+import msgspec
+
+from service.api.schemas import DailyRunResult, MoveIn, Streak, move_in, run_result
+from service.calendar import open_dates
+from service.rules.analysis import report
+from service.rules.dice import daily_sequence_id
+from service.rules.replay import Move
+from service.rules.ruleset import Rules
+from service.store import daily, sequences
+from service.store.cache import Cache
+from service.store.daily import DailyRun, NewRun, Stored
+from service.store.db import Connection
+from service.store.players import PlayerRow
+from service.store.ranks import Histograms, Rank
+from service.store.sequences import IssuedSequence
+
+_moves = msgspec.json.Decoder(list[MoveIn])
+
+
+class DateNotOpen(Exception):
+    """The date is not open for this player now."""
+
+    def __init__(self, day: date, player: PlayerRow, now: datetime) -> None:
+        self.day, self.player, self.now = day, player, now
+
+
+class DailyRuns:
+    """Official daily runs of one process: verified, stored (several to a transaction
+    under load), rendered."""
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        cache: Cache,
+        secret: bytes,
+        histograms: Histograms,
+        store_batch: Callable[[NewRun], Awaitable[Stored]],
+    ) -> None:
+        self.pool = pool
+        self.cache = cache
+        self.secret = secret
+        self.histograms = histograms
+        self._store_batch = store_batch
+
+    async def dice(self, day: date, now: datetime) -> IssuedSequence:
+        return await sequences.issue(
+            self.pool, self.cache, self.secret, daily_sequence_id(day), Rules(), now
+        )
+
+    async def submit(
+        self,
+        player: PlayerRow,
+        day: date,
+        moves: Sequence[Move],
+        now: datetime,
+        connection: Connection | None = None,
+    ) -> tuple[bool, DailyRunResult]:
+        """Verify and store the player's official run of ``day``: (created, its answer).
+
+        ``connection``: the transaction to store it in (an idempotency key's), else it
+        joins the submissions in flight in this process. Raises ``DateNotOpen``, an
+        ``IllegalRun`` for a run that is not a legal turn, ``AlreadyPlayed`` for another
+        run of a played date.
+        """
+        if day not in open_dates(now, player.time_zone, player.closed_before):
+            raise DateNotOpen(day, player, now)
+        issued = await self.dice(day, now)
+        verified = report(issued.rules, issued.dice, moves, issued.id)
+        result = run_result(verified, issued.id)
+        new = NewRun(
+            player_id=player.id,
+            day=day,
+            moves=msgspec.to_builtins(result.moves),
+            score=result.score,
+            best_possible=verified.analysis.best_possible,
+            submitted_at=now,
+            time_zone=player.time_zone,
+        )
+        if connection is None:
+            stored = await self._store_batch(new)
+        else:
+            stored = await daily.submit(connection, new)
+        return stored.created, render(issued, stored.run, stored.run.rank_at_submission, True)
+
+    async def official(self, player_id: uuid.UUID, day: date) -> DailyRun | None:
+        return await daily.official_run(self.pool, player_id, day)
+
+    async def shown_now(self, run: DailyRun, now: datetime) -> DailyRunResult:
+        """A stored run's answer with its rank as it stands now (and no streak)."""
+        rank = await self.histograms.rank(run.day, run.score)
+        return render(await self.dice(run.day, now), run, rank, False)
+
+
+def render(issued: IssuedSequence, run: DailyRun, rank: Rank, with_streak: bool) -> DailyRunResult:
+    """The answer of a stored run: replayed and analysed on its dice again."""
+    moves = [move_in(m) for m in _moves.decode(msgspec.json.encode(run.moves))]
+    result = run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
+    streak = Streak(
+        current=run.streak_current,
+        best=run.streak_best,
+        last_played=run.streak_last_played,
+        played_today=run.played_today,
+    )
+    return DailyRunResult(
+        **msgspec.structs.asdict(result)
+        | {
+            "run_id": str(run.id),
+            "official": True,
+            "streak": streak if with_streak else msgspec.UNSET,
+            "rank": rank,
+        }
+    )

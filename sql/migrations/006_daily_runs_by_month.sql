@@ -1,0 +1,103 @@
+-- Daily runs at a million players a date: compact rows, partitioned by month, and a
+-- date's ranking kept as a histogram of counters instead of a sort of its runs.
+
+-- How many official runs of a date ended on each score, in a few shards per score so
+-- that concurrent transactions rarely wait for the same counter row. Updated in the
+-- transaction that stores the runs, once per batch.
+CREATE TABLE day_scores (
+    day      date NOT NULL,
+    score    integer NOT NULL CHECK (score >= 0),
+    shard    smallint NOT NULL CHECK (shard BETWEEN 0 AND 15),
+    players  integer NOT NULL CHECK (players >= 0),
+    PRIMARY KEY (day, score, shard)
+);
+
+-- What an official run needs to be shown again, not a copy of its answer: the answer
+-- is rendered from the moves on the date's dice, with the rank and the streak as they
+-- stood at submission. The first accepted run per player and date is the official one:
+-- a key, not an if. Partitioned by month (service/store/daily.py makes the partitions
+-- ahead), so an old month can be detached and archived.
+CREATE TABLE daily_runs_by_month (
+    player_id          uuid NOT NULL REFERENCES players (id),
+    day                date NOT NULL,
+    id                 uuid NOT NULL,
+    moves              jsonb NOT NULL,
+    score              integer NOT NULL CHECK (score >= 0),
+    best_possible      integer NOT NULL CHECK (best_possible BETWEEN 0 AND score),
+    rank_better        integer NOT NULL CHECK (rank_better >= 0),
+    rank_worse         integer NOT NULL CHECK (rank_worse >= 0),
+    rank_players       integer NOT NULL CHECK (rank_better + rank_worse < rank_players),
+    streak_current     integer NOT NULL CHECK (streak_current >= 0),
+    streak_best        integer NOT NULL CHECK (streak_best >= streak_current),
+    streak_last_played date NOT NULL,
+    played_today       boolean NOT NULL,
+    submitted_at       timestamptz NOT NULL,
+    PRIMARY KEY (player_id, day)
+) PARTITION BY RANGE (day);
+
+-- The partition of daily runs of the month that holds a date (made if missing):
+-- the service makes them ahead at start-up and every day.
+CREATE FUNCTION make_daily_runs_partition(day date) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    month date := date_trunc('month', day)::date;
+    name text := 'daily_runs_' || to_char(month, 'YYYY_MM');
+BEGIN
+    -- Most calls find it made: then no lock is taken on the parent at all.
+    IF to_regclass(name) IS NOT NULL THEN
+        RETURN;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('make_daily_runs_partition'));
+    EXECUTE format(
+        'CREATE TABLE IF NOT EXISTS %I PARTITION OF daily_runs_by_month FOR VALUES FROM (%L) TO (%L)',
+        name, month, (month + interval '1 month')::date
+    );
+END
+$$;
+
+SELECT make_daily_runs_partition(day) FROM (SELECT DISTINCT day FROM daily_runs) AS played;
+
+-- The runs stored so far, with the rank and streak their stored answers showed.
+INSERT INTO daily_runs_by_month
+    (player_id, day, id, moves, score, best_possible, rank_better, rank_worse, rank_players,
+     streak_current, streak_best, streak_last_played, played_today, submitted_at)
+SELECT player_id, day, id, moves, score, best_possible,
+       (response::jsonb #>> '{rank,position}')::int - 1,
+       round((response::jsonb #>> '{rank,percentile}')::numeric
+             * (response::jsonb #>> '{rank,players}')::int / 100)::int,
+       (response::jsonb #>> '{rank,players}')::int,
+       (response::jsonb #>> '{streak,current}')::int,
+       (response::jsonb #>> '{streak,best}')::int,
+       (response::jsonb #>> '{streak,last_played}')::date,
+       (response::jsonb #>> '{streak,played_today}')::boolean,
+       submitted_at
+FROM daily_runs;
+
+INSERT INTO day_scores (day, score, shard, players)
+SELECT day, score, 0, count(*) FROM daily_runs GROUP BY day, score;
+
+DROP TABLE daily_runs;
+DROP TABLE leaderboard_epochs;
+ALTER TABLE daily_runs_by_month RENAME TO daily_runs;
+ALTER TABLE daily_runs RENAME CONSTRAINT daily_runs_by_month_pkey TO daily_runs_pkey;
+CREATE OR REPLACE FUNCTION make_daily_runs_partition(day date) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+    month date := date_trunc('month', day)::date;
+    name text := 'daily_runs_' || to_char(month, 'YYYY_MM');
+BEGIN
+    -- Most calls find it made: then no lock is taken on the parent at all.
+    IF to_regclass(name) IS NOT NULL THEN
+        RETURN;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('make_daily_runs_partition'));
+    EXECUTE format(
+        'CREATE TABLE IF NOT EXISTS %I PARTITION OF daily_runs FOR VALUES FROM (%L) TO (%L)',
+        name, month, (month + interval '1 month')::date
+    );
+END
+$$;
+
+-- The best runs of a date, best first (ties in order of submission): the top list reads
+-- this index, never the whole date.
+CREATE INDEX daily_runs_by_day_score ON daily_runs (day, score, submitted_at);

@@ -1,0 +1,185 @@
+"""Daily runs at scale: synthetic days as submissions leave them, compact rows,
+monthly partitions that queries prune to, history in a constant number of queries."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime, timedelta
+
+import asyncpg
+import msgspec
+import pytest
+
+from service.api.schemas import MoveIn, move_in
+from service.rules.dice import daily_sequence_id
+from service.rules.replay import replay
+from service.rules.ruleset import Rules
+from service.store import daily, sequences
+from service.store.cache import Cache
+from service.store.db import QUERIES, create_pool, migrate
+from service.store.ranks import Histograms
+from service.store.synth import synth_day
+from tests.store.test_daily_batch import Recording, new_players, submission
+
+SECRET = b"scale-secret"
+
+
+@pytest.fixture
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
+    pool = await create_pool(database_url)
+    async with pool.acquire() as connection:
+        await migrate(connection)
+    yield pool
+    await pool.close()
+
+
+def fresh_day() -> date:
+    """A date no other test uses (the database lives for the whole session)."""
+    return date(2140, 1, 1) + timedelta(days=secrets.randbelow(36500))
+
+
+async def test_a_synthetic_day_is_what_submissions_would_leave(pool: asyncpg.Pool) -> None:
+    day = fresh_day()
+    cache = Cache.connect(None, "synth:")
+    assert await synth_day(pool, cache, SECRET, day, 600, seed=7) == 600
+    assert await synth_day(pool, cache, SECRET, day, 400, seed=8) == 1000
+    issued = await sequences.stored(pool, cache, daily_sequence_id(day))
+    assert issued is not None
+    rows = await pool.fetch("SELECT * FROM daily_runs WHERE day = $1 ORDER BY rank_players", day)
+    assert len(rows) == 1000 and len({row["player_id"] for row in rows}) == 1000
+    seen: Counter[int] = Counter()
+    decode = msgspec.json.Decoder(list[MoveIn])
+    replayed: dict[str, int] = {}
+    for n, row in enumerate(rows):
+        # Each a legal run of the date's dice, with its score...
+        key = json.dumps(row["moves"])
+        if key not in replayed:
+            moves = [move_in(m) for m in decode.decode(key)]
+            replayed[key] = replay(Rules(), issued.dice, moves).score
+        assert replayed[key] == row["score"]
+        # ...ranked as it stood when it came in, one after another.
+        score = row["score"]
+        better = sum(c for s, c in seen.items() if s < score)
+        worse = sum(c for s, c in seen.items() if s > score)
+        assert (row["rank_better"], row["rank_worse"], row["rank_players"]) == (
+            better,
+            worse,
+            n + 1,
+        )
+        seen[score] += 1
+    assert len(seen) > 1  # Easy, Medium and Hard do not all end alike
+    histogram = (await Histograms(pool, cache).of([day]))[day]
+    assert histogram == dict(seen)
+    streaks = await pool.fetchval(
+        "SELECT count(*) FROM streaks s JOIN daily_runs r USING (player_id) "
+        "WHERE r.day = $1 AND s.latest_length = 1 AND s.last_played = $1",
+        day,
+    )
+    assert streaks == 1000
+    # A submission afterwards ranks among all of them.
+    [player] = await new_players(pool, 1)
+    [outcome] = await daily.submit_batch(
+        pool, Histograms(pool, cache), [submission(player, day, max(seen))]
+    )
+    assert isinstance(outcome, daily.Stored)
+    assert outcome.run.rank_at_submission.players == 1001
+    assert outcome.run.rank_better == sum(c for s, c in seen.items() if s < max(seen))
+
+
+async def test_a_player_with_one_run_costs_under_1500_bytes(pool: asyncpg.Pool) -> None:
+    day = fresh_day()
+    await daily.make_partitions(pool, day, day)
+    partition = f"daily_runs_{day:%Y_%m}"
+    tables = ["players", "streaks", "day_scores", partition]
+
+    async def size() -> int:
+        total = 0
+        for table in tables:
+            total += await pool.fetchval("SELECT pg_total_relation_size($1::regclass)", table)
+        return int(total)
+
+    before = await size()
+    await synth_day(pool, Cache.connect(None, "synth:"), SECRET, day, 5000, seed=1)
+    per_player = (await size() - before) / 5000
+    assert per_player <= 1500, f"{per_player:.0f} bytes per player with one run"
+
+
+async def test_queries_of_a_date_read_one_partition(pool: asyncpg.Pool) -> None:
+    days = [date(2131, 3, 3), date(2131, 5, 5)]
+    await daily.make_partitions(pool, days[0], days[1])
+    async with pool.acquire() as connection:
+        for query, args in [
+            (QUERIES.daily_run, (uuid.uuid4(), days[0])),
+            (QUERIES.day_leaderboard, (days[0], 10)),
+        ]:
+            # A generic plan, as a prepared statement gets: pruned when it runs.
+            await connection.execute("SET plan_cache_mode = force_generic_plan")
+            plan = await connection.fetchval(
+                "EXPLAIN (ANALYZE, FORMAT JSON) " + query.strip().rstrip(";"),
+                *args,
+            )
+            text = json.dumps(plan)
+            scanned = {name for name in _relations(plan) if name.startswith("daily_runs_")}
+            assert scanned <= {"daily_runs_2131_03"}, text
+            assert "daily_runs_2131_05" not in text or '"Subplans Removed"' in text
+
+
+def _relations(plan: object) -> list[str]:
+    found: list[str] = []
+    if isinstance(plan, dict):
+        if "Relation Name" in plan and plan.get("Actual Loops", 1):
+            found.append(plan["Relation Name"])
+        for value in plan.values():
+            found += _relations(value)
+    elif isinstance(plan, list):
+        for value in plan:
+            found += _relations(value)
+    return found
+
+
+async def test_partitions_are_made_ahead_and_again_safely(pool: asyncpg.Pool) -> None:
+    now = datetime(2132, 6, 15, tzinfo=UTC)
+    await daily.make_partitions_ahead(pool, date(2132, 5, 1), now)
+    await daily.make_partitions_ahead(pool, date(2132, 5, 1), now)  # again: nothing to do
+    names = {
+        row["name"]
+        for row in await pool.fetch(
+            "SELECT inhrelid::regclass::text AS name FROM pg_inherits "
+            "WHERE inhparent = 'daily_runs'::regclass"
+        )
+    }
+    assert {"daily_runs_2132_05", "daily_runs_2132_06", "daily_runs_2132_07"} <= names
+    assert "daily_runs_2132_08" in names  # two months ahead of mid-June
+
+
+async def test_history_is_two_queries_whatever_the_page(pool: asyncpg.Pool) -> None:
+    cache = Cache.connect(None, f"history-{secrets.token_hex(4)}:")
+    first = fresh_day()
+    days = [first + timedelta(days=n) for n in range(40)]
+    await daily.make_partitions(pool, days[0], days[-1])
+    for day in days:
+        await sequences.issue(
+            pool, cache, SECRET, daily_sequence_id(day), Rules(), datetime.now(UTC)
+        )
+    [player] = await new_players(pool, 1)
+    await daily.submit_batch(
+        pool,
+        Histograms(pool, cache),
+        [submission(player, day, n % 9) for n, day in enumerate(days)],
+    )
+    for limit in (3, 40):
+        recording = Recording(pool)
+        page = await daily.history(
+            recording,  # type: ignore[arg-type]
+            Histograms(recording, Cache.connect(None, f"h-{secrets.token_hex(4)}:")),  # type: ignore[arg-type]
+            player,
+            date.max,
+            limit,
+        )
+        assert len(page) == limit
+        assert recording.sent == ["history", "day_histograms"]
+        assert all(entry.rank.players == 1 for entry in page)

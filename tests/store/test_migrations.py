@@ -1,0 +1,133 @@
+"""A run stored before the compact rows still renders: migration 6 keeps the rank and
+streak its stored answer showed, and the answer is rendered again with today's struct."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import msgspec
+import pytest
+from litestar.testing import AsyncTestClient
+
+from service.app import create_app
+from service.clock import FixedClock
+from service.settings import Settings
+from service.store.db import migrate, migrations
+from tests.api.helpers import auth, daily_dice, legal_runs, new_player
+from tests.conftest import ADMIN_URL
+
+NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
+DAY = "2026-11-29"
+COMPACT = 6  # the migration that stores runs compactly
+
+
+@pytest.fixture
+def fresh_database() -> Iterator[str]:
+    import asyncio
+
+    name = f"shutbox_migrate_{secrets.token_hex(6)}"
+
+    async def admin(sql: str) -> None:
+        connection = await asyncpg.connect(ADMIN_URL)
+        try:
+            await connection.execute(sql)
+        finally:
+            await connection.close()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield urlunsplit(urlsplit(ADMIN_URL)._replace(path=f"/{name}"))
+    finally:
+        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture
+async def today_answer(settings: Settings) -> AsyncIterator[tuple[dict[str, object], list[object]]]:
+    """A run of today as the service answers it now (in the session's database)."""
+    async with AsyncTestClient(create_app(settings, FixedClock(NOW))) as client:
+        player = await new_player(client)
+        moves = legal_runs(await daily_dice(client, DAY), 3)[2]
+        response = await client.post(
+            f"/v1/daily/{DAY}/runs", json={"moves": moves}, headers=auth(player)
+        )
+        assert response.status_code == 201
+        yield response.json(), moves
+
+
+async def test_a_run_stored_in_the_old_shape_renders_after_migrating(
+    fresh_database: str,
+    settings: Settings,
+    today_answer: tuple[dict[str, object], list[object]],
+) -> None:
+    answer, moves = today_answer
+    token = secrets.token_urlsafe(32)
+    connection = await asyncpg.connect(fresh_database)
+    try:
+        # The schema as it was before the compact rows, with a run stored as it was then:
+        # its whole answer kept as JSON.
+        await connection.execute(
+            "CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for migration in migrations()[: COMPACT - 1]:
+            await connection.execute(migration.sql)
+            await connection.execute(
+                "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                migration.version,
+                migration.name,
+            )
+        player_id = await connection.fetchval(
+            "INSERT INTO players (id, time_zone, token_hash, created_at) "
+            "VALUES (gen_random_uuid(), 'UTC', $1, $2) RETURNING id",
+            hashlib.sha256(token.encode()).digest(),
+            NOW,
+        )
+        dice = [d for roll in answer["dice"] for d in roll]  # type: ignore[attr-defined]
+        await connection.execute(
+            "INSERT INTO sequences (id, rules, dice, algorithm, issued_at) "
+            "VALUES ($1, '{}'::jsonb, $2, 'hmac-sha256-v1', $3)",
+            f"daily/{DAY}",
+            dice,
+            NOW,
+        )
+        await connection.execute(
+            "INSERT INTO daily_runs (id, player_id, day, sequence_id, moves, moves_digest, score,"
+            " shut, best_possible, response, submitted_at) VALUES ($1, $2, $3, $4, $5::jsonb,"
+            " $6, $7, $8, $9, $10::json, $11)",
+            answer["run_id"],
+            player_id,
+            datetime.fromisoformat(DAY).date(),
+            f"daily/{DAY}",
+            json.dumps(answer["moves"]),
+            hashlib.sha256(msgspec.json.encode(answer["moves"])).digest(),
+            answer["score"],
+            answer["shut"],
+            answer["analysis"]["best_possible"],  # type: ignore[index]
+            json.dumps(answer),
+            NOW,
+        )
+        assert await migrate(connection) == list(range(COMPACT, len(migrations()) + 1))
+    finally:
+        await connection.close()
+
+    moved = msgspec.structs.replace(settings, database_url=fresh_database)
+    async with AsyncTestClient(create_app(moved, FixedClock(NOW))) as client:
+        headers = {"Authorization": f"Bearer {token}"}
+        again = await client.post(f"/v1/daily/{DAY}/runs", json={"moves": moves}, headers=headers)
+        assert again.status_code == 200, again.text
+        assert again.json() == answer  # the answer it was first given, rendered anew
+        mine = await client.get(f"/v1/daily/{DAY}/runs/me", headers=headers)
+        assert mine.status_code == 200
+        shown = mine.json()
+        assert shown["rank"] == {"position": 1, "players": 1, "percentile": 0.0}
+        assert {k: v for k, v in shown.items() if k not in ("rank", "streak")} == {
+            k: v for k, v in answer.items() if k not in ("rank", "streak")
+        }
+        board = await client.get(f"/v1/daily/{DAY}/leaderboard", headers=headers)
+        assert board.json()["histogram"] == {str(answer["score"]): 1}
