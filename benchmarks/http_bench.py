@@ -27,9 +27,11 @@ Everything runs in one go on loopback (127.0.0.1), one server at a time:
   are counted by status: a 200 would be a player reused (flagged), a wrk thread out of
   tokens stops and is flagged (``--players-per-second`` sizes the full-load supply).
 
-The service gets a throwaway PostgreSQL database and its own Redis key prefix, both
-removed at the end. Its rate limiter runs on every request as in production, but with
-a limit no benchmark reaches (``--rate-limit``; ``off`` to measure without it).
+The service runs at its defaults, one worker unless ``--workers`` says otherwise: the
+request log on (INFO, one JSON line a request, to a file) and the rate limiter on every
+request as in production, with a limit no benchmark reaches (``--rate-limit``; ``off``
+to measure without it). It gets a throwaway PostgreSQL database and its own Redis key
+prefix, both removed at the end.
 
 Each figure is wrk's requests per second and p99 latency after a short warm-up, and
 the ratio of the requests per second to the ceiling's, measured in the same run:
@@ -556,7 +558,8 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
                 "REDIS_URL": args.redis,
                 "SHUTBOX_SECRET": secrets.token_urlsafe(32),
                 "SHUTBOX_REDIS_PREFIX": prefix,
-                "SHUTBOX_LOG_LEVEL": "WARNING",
+                # The request log at its default (INFO, a line a request) goes to the log file.
+                "SHUTBOX_LOG_LEVEL": "INFO",
                 # wrk is one client address: limited at the production rate it would get 429s.
                 "SHUTBOX_RATE_LIMIT_ADDRESS": args.rate_limit,
                 "SHUTBOX_RATE_LIMIT_TOKEN": args.rate_limit,
@@ -713,7 +716,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--duration", type=positive, default=10, help="seconds per wrk run")
     parser.add_argument("--connections", type=positive, default=64, help="wrk connections")
     parser.add_argument("--threads", type=positive, default=2, help="wrk threads")
-    parser.add_argument("--workers", type=positive, default=2, help="granian worker processes")
+    parser.add_argument("--workers", type=positive, default=1, help="granian worker processes")
     parser.add_argument("--warmup", type=int, default=2, help="seconds of discarded load first")
     parser.add_argument(
         "--date",
