@@ -17,6 +17,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -42,12 +43,12 @@ def _with_database(url: str, name: str) -> str:
     return urlunsplit(parts._replace(path=f"/{name}"))
 
 
-@pytest.fixture(scope="session")
-def database_url() -> Iterator[str]:
-    """A database of this test session's own, dropped at the end."""
+@contextmanager
+def own_database(prefix: str = "shutbox_test") -> Iterator[str]:
+    """A new empty database, dropped when done: its URL."""
     import asyncio
 
-    name = f"shutbox_test_{secrets.token_hex(6)}"
+    name = f"{prefix}_{secrets.token_hex(6)}"
 
     async def admin(sql: str) -> None:
         connection = await asyncpg.connect(ADMIN_URL)
@@ -61,6 +62,13 @@ def database_url() -> Iterator[str]:
         yield _with_database(ADMIN_URL, name)
     finally:
         asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(scope="session")
+def database_url() -> Iterator[str]:
+    """A database of this test session's own, dropped at the end."""
+    with own_database() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -12,12 +12,18 @@ CREATE TABLE day_scores (
     PRIMARY KEY (day, score, shard)
 );
 
+-- The runs as they were stored so far: kept aside until they are copied below.
+ALTER TABLE daily_runs RENAME TO daily_runs_before;
+ALTER INDEX daily_runs_pkey RENAME TO daily_runs_before_pkey;
+ALTER INDEX daily_runs_player_id_day_key RENAME TO daily_runs_before_player_id_day_key;
+DROP INDEX daily_runs_by_day_score;
+
 -- What an official run needs to be shown again, not a copy of its answer: the answer
 -- is rendered from the moves on the date's dice, with the rank and the streak as they
 -- stood at submission. The first accepted run per player and date is the official one:
--- a key, not an if. Partitioned by month (service/store/daily.py makes the partitions
--- ahead), so an old month can be detached and archived.
-CREATE TABLE daily_runs_by_month (
+-- a key, not an if. Partitioned by month (the service makes the partitions ahead), so
+-- an old month can be detached and archived.
+CREATE TABLE daily_runs (
     player_id          uuid NOT NULL REFERENCES players (id),
     day                date NOT NULL,
     id                 uuid NOT NULL,
@@ -35,52 +41,9 @@ CREATE TABLE daily_runs_by_month (
     PRIMARY KEY (player_id, day)
 ) PARTITION BY RANGE (day);
 
--- The partition of daily runs of the month that holds a date (made if missing):
--- the service makes them ahead at start-up and every day.
+-- The partition of daily runs of the month that holds a date, made if missing: the
+-- service makes them two months ahead at start-up and every ten minutes.
 CREATE FUNCTION make_daily_runs_partition(day date) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    month date := date_trunc('month', day)::date;
-    name text := 'daily_runs_' || to_char(month, 'YYYY_MM');
-BEGIN
-    -- Most calls find it made: then no lock is taken on the parent at all.
-    IF to_regclass(name) IS NOT NULL THEN
-        RETURN;
-    END IF;
-    PERFORM pg_advisory_xact_lock(hashtext('make_daily_runs_partition'));
-    EXECUTE format(
-        'CREATE TABLE IF NOT EXISTS %I PARTITION OF daily_runs_by_month FOR VALUES FROM (%L) TO (%L)',
-        name, month, (month + interval '1 month')::date
-    );
-END
-$$;
-
-SELECT make_daily_runs_partition(day) FROM (SELECT DISTINCT day FROM daily_runs) AS played;
-
--- The runs stored so far, with the rank and streak their stored answers showed.
-INSERT INTO daily_runs_by_month
-    (player_id, day, id, moves, score, best_possible, rank_better, rank_worse, rank_players,
-     streak_current, streak_best, streak_last_played, played_today, submitted_at)
-SELECT player_id, day, id, moves, score, best_possible,
-       (response::jsonb #>> '{rank,position}')::int - 1,
-       round((response::jsonb #>> '{rank,percentile}')::numeric
-             * (response::jsonb #>> '{rank,players}')::int / 100)::int,
-       (response::jsonb #>> '{rank,players}')::int,
-       (response::jsonb #>> '{streak,current}')::int,
-       (response::jsonb #>> '{streak,best}')::int,
-       (response::jsonb #>> '{streak,last_played}')::date,
-       (response::jsonb #>> '{streak,played_today}')::boolean,
-       submitted_at
-FROM daily_runs;
-
-INSERT INTO day_scores (day, score, shard, players)
-SELECT day, score, 0, count(*) FROM daily_runs GROUP BY day, score;
-
-DROP TABLE daily_runs;
-DROP TABLE leaderboard_epochs;
-ALTER TABLE daily_runs_by_month RENAME TO daily_runs;
-ALTER TABLE daily_runs RENAME CONSTRAINT daily_runs_by_month_pkey TO daily_runs_pkey;
-CREATE OR REPLACE FUNCTION make_daily_runs_partition(day date) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
     month date := date_trunc('month', day)::date;
@@ -97,6 +60,30 @@ BEGIN
     );
 END
 $$;
+
+SELECT make_daily_runs_partition(day) FROM (SELECT DISTINCT day FROM daily_runs_before) AS d;
+
+-- The runs stored so far, with the rank and streak their stored answers showed.
+INSERT INTO daily_runs
+    (player_id, day, id, moves, score, best_possible, rank_better, rank_worse, rank_players,
+     streak_current, streak_best, streak_last_played, played_today, submitted_at)
+SELECT player_id, day, id, moves, score, best_possible,
+       (response::jsonb #>> '{rank,position}')::int - 1,
+       round((response::jsonb #>> '{rank,percentile}')::numeric
+             * (response::jsonb #>> '{rank,players}')::int / 100)::int,
+       (response::jsonb #>> '{rank,players}')::int,
+       (response::jsonb #>> '{streak,current}')::int,
+       (response::jsonb #>> '{streak,best}')::int,
+       (response::jsonb #>> '{streak,last_played}')::date,
+       (response::jsonb #>> '{streak,played_today}')::boolean,
+       submitted_at
+FROM daily_runs_before;
+
+INSERT INTO day_scores (day, score, shard, players)
+SELECT day, score, 0, count(*) FROM daily_runs_before GROUP BY day, score;
+
+DROP TABLE daily_runs_before;
+DROP TABLE leaderboard_epochs;
 
 -- The best runs of a date, best first (ties in order of submission): the top list reads
 -- this index, never the whole date.

@@ -15,21 +15,12 @@ from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Rules
 from service.store import daily, players, sequences
 from service.store.cache import Cache
-from service.store.db import QUERIES, create_pool, migrate
+from service.store.db import QUERIES
 from service.store.ranks import Histograms, Rank
 from service.store.runs import AlreadyPlayed
 from tests.conftest import REDIS_URL
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await create_pool(database_url)
-    async with pool.acquire() as connection:
-        await migrate(connection)
-    yield pool
-    await pool.close()
 
 
 @pytest.fixture(params=["redis", "no-redis"])

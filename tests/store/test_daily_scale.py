@@ -7,12 +7,10 @@ import json
 import secrets
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 
 import asyncpg
 import msgspec
-import pytest
 
 from service.api.schemas import MoveIn, move_in
 from service.rules.dice import daily_sequence_id
@@ -20,21 +18,12 @@ from service.rules.replay import replay
 from service.rules.ruleset import Rules
 from service.store import daily, sequences
 from service.store.cache import Cache
-from service.store.db import QUERIES, create_pool, migrate
+from service.store.db import QUERIES
 from service.store.ranks import Histograms
 from service.store.synth import synth_day
 from tests.store.test_daily_batch import Recording, new_players, submission
 
 SECRET = b"scale-secret"
-
-
-@pytest.fixture
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await create_pool(database_url)
-    async with pool.acquire() as connection:
-        await migrate(connection)
-    yield pool
-    await pool.close()
 
 
 def fresh_day() -> date:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -24,15 +23,6 @@ from service.store.ranks import Histograms
 from tests.conftest import REDIS_URL, UNREACHABLE_REDIS_URL
 
 DAY = date(2026, 10, 1)
-
-
-@pytest.fixture
-async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool]:
-    pool = await create_pool(database_url)
-    async with pool.acquire() as connection:
-        await migrate(connection)
-    yield pool
-    await pool.close()
 
 
 class BrokenSocket:

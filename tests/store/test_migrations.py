@@ -8,7 +8,6 @@ import json
 import secrets
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import msgspec
@@ -20,7 +19,7 @@ from service.clock import FixedClock
 from service.settings import Settings
 from service.store.db import migrate, migrations
 from tests.api.helpers import auth, daily_dice, legal_runs, new_player
-from tests.conftest import ADMIN_URL
+from tests.conftest import own_database
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 DAY = "2026-11-29"
@@ -29,22 +28,8 @@ COMPACT = 6  # the migration that stores runs compactly
 
 @pytest.fixture
 def fresh_database() -> Iterator[str]:
-    import asyncio
-
-    name = f"shutbox_migrate_{secrets.token_hex(6)}"
-
-    async def admin(sql: str) -> None:
-        connection = await asyncpg.connect(ADMIN_URL)
-        try:
-            await connection.execute(sql)
-        finally:
-            await connection.close()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    try:
-        yield urlunsplit(urlsplit(ADMIN_URL)._replace(path=f"/{name}"))
-    finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    with own_database("shutbox_migrate") as url:
+        yield url
 
 
 @pytest.fixture
@@ -116,7 +101,11 @@ async def test_a_run_stored_in_the_old_shape_renders_after_migrating(
     finally:
         await connection.close()
 
-    moved = msgspec.structs.replace(settings, database_url=fresh_database)
+    moved = msgspec.structs.replace(
+        settings,
+        database_url=fresh_database,
+        redis_prefix=f"{settings.redis_prefix}{secrets.token_hex(4)}:",  # nothing cached
+    )
     async with AsyncTestClient(create_app(moved, FixedClock(NOW))) as client:
         headers = {"Authorization": f"Bearer {token}"}
         again = await client.post(f"/v1/daily/{DAY}/runs", json={"moves": moves}, headers=headers)
