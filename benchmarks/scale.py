@@ -1,0 +1,1168 @@
+"""Scale: one date's Daily Dice endpoints at 100,000 and at 1,000,000 runs (issue #11).
+
+    .venv/bin/python benchmarks/scale.py [--quick] [--samples N] [--date YYYY-MM-DD]
+        [--postgres URL] [--paced-rate N] [--paced-seconds S] [--paced-concurrency N]
+        [--paced-client raw|httpx]
+
+Everything on loopback (127.0.0.1), in this order:
+
+- a throwaway PostgreSQL database (dropped at the end) is migrated, then ONE date is
+  filled with 100,000 synthetic players and their official runs by ``shutbox synth-day``
+  (a subprocess, timed); the database's growth (players, every partition of daily_runs,
+  streaks, day_scores: ``pg_total_relation_size`` of each) is divided by the runs added;
+- the service runs with its clock frozen at noon UTC of that date (granian on
+  ``tests.frozen_clock_app:create``, as ``tests/conftest.py``'s ``ServerProcess`` with
+  ``frozen_at``; two workers, HTTP/1, the backlog and header timeout of ``shutbox
+  serve``; default settings otherwise, request log at INFO to a file, rate limits on at
+  a limit no load here reaches), against a ``redis-server`` of this benchmark's own
+  (a port of its own, no persistence, a key prefix of its own);
+- single requests, one at a time on one keep-alive connection, each timed: a new
+  player's official run ``POST /v1/daily/{date}/runs`` (the player made first, untimed),
+  ``GET /v1/daily/{date}/runs/me``, ``GET /v1/daily/{date}/leaderboard`` (as a player who
+  played) and ``GET /v1/players/me/history``, and for reference ``GET /healthz`` (no data
+  behind it: how much the machine itself drifted between the two sizes), in three states:
+
+  * ``redis``: Redis up, its mirrors as they come;
+  * ``flush``: every sample cold: the prefix's keys deleted in Redis just before each
+    request; before the two reads that use the rank mirror (runs/me, history), a wait
+    past its lifetime as well, so that the worker's in-process copy has expired too
+    (a flush empties Redis, not the workers' memory);
+  * ``stopped``: the same server, its redis-server stopped (SIGTERM) under it: what a
+    Redis outage costs a running service (not a service started without Redis);
+
+- the rank the service reports for one player (``runs/me``) with Redis, after a flush
+  and with Redis stopped, next to the rank counted in SQL from the date's runs, with
+  no submission in between: they must be identical;
+- then the server is stopped, 900,000 more runs are added to the SAME date (another
+  ``synth-day``, another seed), and it all again at 1,000,000, followed by new players'
+  official runs paced at 500 a second for 20 seconds (open loop on asyncio, at most 64
+  in flight on keep-alive connections; players inserted beforehand), before Redis is
+  stopped, with the CPU each party used meanwhile. The client is a minimal HTTP/1.1
+  one on asyncio streams: httpx's AsyncClient (``--paced-client httpx``) costs about
+  2 ms of CPU a request here, a whole core at 500/s on a two-core machine, and could
+  not keep that pace even against a bare app.
+
+After each fill the database is vacuumed and analysed (what autovacuum would do in the
+middle of the measurements, done before them). Latency is wall time in this client,
+which shares the machine's CPUs with the server, PostgreSQL and Redis. The table puts
+each figure next to its target: reads' median <= 10 ms and a submission's <= 15 ms
+with Redis, nothing over 150 ms after a flush, medians <= 20 ms with Redis stopped,
+paced p99 <= 50 ms, each 1M figure within 1.25x of its 100k one, <= 1,500 database
+bytes per player with one run. ``--quick``: a smoke run of the script itself
+(2,000 and 20,000 runs, 10 samples, 3 s paced). Exit code 1 when a figure is not
+valid (an unexpected answer); target misses are reported in the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as clock_time
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+import httpx
+import msgspec
+import psutil
+import redis
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from service.store.players import token_hash  # noqa: E402
+from service.store.ranks import MIRRORED_FOR_SECONDS  # noqa: E402
+from tests.api.helpers import legal_runs  # noqa: E402
+
+HOST: Final = "127.0.0.1"
+ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
+DEFAULT_DATE: Final = date(2026, 11, 20)
+WORKERS: Final = 2
+BACKLOG: Final = 2048  # as in service.cli._serve
+HEADER_TIMEOUT_MS: Final = 5000  # SHUTBOX_HEADER_TIMEOUT's default, as _serve passes it
+UNREACHED_RATE_LIMIT: Final = "1000000000/s"
+STARTUP_SECONDS: Final = 90.0
+STOP_SECONDS: Final = 20.0
+REQUEST_TIMEOUT: Final = 10.0
+# Past the rank mirror's lifetime: a worker's in-process copy of a histogram has expired.
+MIRROR_EXPIRED_SECONDS: Final = MIRRORED_FOR_SECONDS + 0.3
+WARMUP_PLAYERS: Final = 5
+LEGAL_RUNS: Final = 64
+
+KINDS: Final = ("submit", "runs_me", "leaderboard", "history")
+REFERENCE: Final = "healthz"  # no data behind it: the machine's own drift between sizes
+KIND_NAMES: Final = {
+    "submit": "POST runs (new player)",
+    "runs_me": "GET runs/me",
+    "leaderboard": "GET leaderboard",
+    "history": "GET history",
+    REFERENCE: "GET /healthz (ref.)",
+}
+STATES: Final = ("redis", "flush", "stopped")
+STATE_NAMES: Final = {"redis": "with Redis", "flush": "after flush", "stopped": "Redis stopped"}
+
+READ_MEDIAN_MS: Final = 10.0
+SUBMIT_MEDIAN_MS: Final = 15.0
+FLUSH_MAX_MS: Final = 150.0
+STOPPED_MEDIAN_MS: Final = 20.0
+PACED_P99_MS: Final = 50.0
+GROWTH_RATIO: Final = 1.25
+BYTES_PER_RUN: Final = 1500
+
+
+def progress(message: str) -> None:
+    print(f"scale: {message}", file=sys.stderr, flush=True)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((HOST, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The ``share`` quantile (0..1), interpolated between the nearest samples."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    at = (len(ordered) - 1) * share
+    low = math.floor(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+
+
+def log_tail(path: Path, lines: int = 30) -> str:
+    if not path.exists():
+        return ""
+    text = path.read_text(errors="replace").splitlines()
+    return "\n".join(f"  | {line}" for line in text[-lines:])
+
+
+# CPU accounting -----------------------------------------------------------------------------
+
+
+CpuSnapshot = dict[str, dict[int, float]]
+
+
+def _cpu_of(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+def cpu_snapshot(server_pid: int, redis_pid: int | None) -> tuple[CpuSnapshot, float, float]:
+    """CPU seconds so far of the server (granian and its workers), PostgreSQL's
+    processes, the redis-server and this client, per process; and the machine's busy
+    and total CPU seconds."""
+    groups: dict[str, list[psutil.Process]] = {"server": [], "postgres": [], "redis": []}
+    with suppress(psutil.Error):
+        root = psutil.Process(server_pid)
+        groups["server"] = [root, *root.children(recursive=True)]
+    if redis_pid is not None:
+        with suppress(psutil.Error):
+            groups["redis"] = [psutil.Process(redis_pid)]
+    for process in psutil.process_iter(["name"]):
+        if process.info["name"] in ("postgres", "postmaster"):
+            groups["postgres"].append(process)
+    groups["this client"] = [psutil.Process()]
+    snapshot: CpuSnapshot = {}
+    for group, processes in groups.items():
+        snapshot[group] = {}
+        for process in processes:
+            with suppress(psutil.Error):
+                snapshot[group][process.pid] = _cpu_of(process)
+    machine = psutil.cpu_times()
+    total = float(sum(machine))
+    return snapshot, total - float(machine.idle + getattr(machine, "iowait", 0.0)), total
+
+
+def cpu_shares(
+    before: tuple[CpuSnapshot, float, float], after: tuple[CpuSnapshot, float, float], wall: float
+) -> dict[str, float]:
+    """CPUs used on average over ``wall`` seconds, by group (a process that began in
+    between counts from zero), and the machine's busy share ("busy", 0..1)."""
+    shares = {}
+    for group, processes in after[0].items():
+        earlier = before[0].get(group, {})
+        used = sum(max(cpu - earlier.get(pid, 0.0), 0.0) for pid, cpu in processes.items())
+        shares[group] = used / wall if wall > 0 else 0.0
+    total = after[2] - before[2]
+    busy = (after[1] - before[1]) / total if total > 0 else 0.0
+    shares["other processes"] = max(busy * (os.cpu_count() or 1) - sum(shares.values()), 0.0)
+    shares["busy"] = busy
+    return shares
+
+
+# Processes ----------------------------------------------------------------------------------
+
+
+class Process:
+    """A subprocess in its own process group, its output in a log file."""
+
+    def __init__(self, name: str, command: Sequence[str], env: dict[str, str], log: Path) -> None:
+        self.name = name
+        self.log = log
+        with log.open("ab") as output:
+            self.process = subprocess.Popen(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def check_alive(self) -> None:
+        if self.process.poll() is not None:
+            raise SystemExit(
+                f"scale: {self.name} exited with {self.process.returncode}\n" + log_tail(self.log)
+            )
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL to its group (the workers of a server too)."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                progress(f"{self.name} ignored SIGTERM, killing it")
+        with suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+
+
+class RedisServer(Process):
+    """A redis-server of the benchmark's own: loopback, a free port, no persistence."""
+
+    def __init__(self, scratch: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://{HOST}:{self.port}/0"
+        command = ["redis-server", "--bind", HOST, "--port", str(self.port)]
+        command += ["--save", "", "--appendonly", "no", "--dir", str(scratch)]
+        super().__init__("redis-server", command, dict(os.environ), scratch / "redis.log")
+        deadline = time.monotonic() + STARTUP_SECONDS
+        client = redis.Redis.from_url(self.url, socket_timeout=1, socket_connect_timeout=1)
+        try:
+            while True:
+                self.check_alive()
+                with suppress(redis.RedisError):
+                    if client.ping():
+                        return
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise SystemExit(
+                        "scale: redis-server did not answer PING\n" + log_tail(self.log)
+                    )
+                time.sleep(0.05)
+        finally:
+            client.close()
+
+
+class Server(Process):
+    """The service under granian, its clock frozen (``tests.frozen_clock_app``)."""
+
+    def __init__(self, env: dict[str, str], log: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://{HOST}:{self.port}"
+        command = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory"]
+        command += ["--host", HOST, "--port", str(self.port), "--workers", str(WORKERS)]
+        command += ["--backlog", str(BACKLOG), "--http", "1"]
+        command += ["--http1-header-read-timeout", str(HEADER_TIMEOUT_MS)]
+        command += ["tests.frozen_clock_app:create"]
+        super().__init__("server", command, env, log)
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            self.check_alive()
+            with suppress(httpx.HTTPError):
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return
+            if time.monotonic() > deadline:
+                self.stop()
+                raise SystemExit("scale: the server did not become ready\n" + log_tail(self.log))
+            time.sleep(0.2)
+
+
+# The database -------------------------------------------------------------------------------
+
+
+def with_database(url: str, name: str) -> str:
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+async def _execute(url: str, statement: str) -> None:
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+@contextmanager
+def throwaway_database(admin_url: str) -> Iterator[str]:
+    name = f"shutbox_scale_{secrets.token_hex(4)}"
+    asyncio.run(_execute(admin_url, f'CREATE DATABASE "{name}"'))
+    try:
+        yield with_database(admin_url, name)
+    finally:
+        asyncio.run(_execute(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+SIZES_SQL: Final = """
+SELECT 'players' AS part, pg_total_relation_size('players') AS bytes
+UNION ALL
+SELECT 'daily_runs', coalesce(sum(pg_total_relation_size(inhrelid)), 0)::bigint
+FROM pg_inherits WHERE inhparent = 'daily_runs'::regclass
+UNION ALL
+SELECT 'streaks', pg_total_relation_size('streaks')
+UNION ALL
+SELECT 'day_scores', pg_total_relation_size('day_scores')
+"""
+PARTS: Final = ("players", "daily_runs", "streaks", "day_scores")
+
+
+async def _sizes(url: str) -> dict[str, int]:
+    connection = await asyncpg.connect(url)
+    try:
+        return {row["part"]: int(row["bytes"]) for row in await connection.fetch(SIZES_SQL)}
+    finally:
+        await connection.close()
+
+
+def relation_sizes(url: str) -> dict[str, int]:
+    """pg_total_relation_size of players, each partition of daily_runs (summed), streaks
+    and day_scores: tables, their indexes and TOAST."""
+    return asyncio.run(_sizes(url))
+
+
+def vacuum_analyze(url: str) -> float:
+    started = time.perf_counter()
+    asyncio.run(_execute(url, "VACUUM (ANALYZE)"))
+    return time.perf_counter() - started
+
+
+RANK_SQL: Final = """
+SELECT count(*) FILTER (WHERE score < $2) AS better,
+       count(*) FILTER (WHERE score > $2) AS worse,
+       count(*) AS players
+FROM daily_runs WHERE day = $1
+"""
+
+
+async def _rank_in_sql(url: str, day: date, score: int) -> dict[str, Any]:
+    connection = await asyncpg.connect(url)
+    try:
+        row = await connection.fetchrow(RANK_SQL, day, score)
+    finally:
+        await connection.close()
+    assert row is not None
+    players = int(row["players"])
+    return {
+        "position": int(row["better"]) + 1,
+        "players": players,
+        "percentile": round(100 * int(row["worse"]) / players, 2) if players else 0.0,
+    }
+
+
+PLAYER_COLUMNS: Final = ("id", "name", "time_zone", "token_hash", "created_at")
+
+
+async def _insert_players(url: str, tokens: Sequence[str], created_at: datetime) -> None:
+    records = [(uuid.uuid4(), None, "UTC", token_hash(token), created_at) for token in tokens]
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.copy_records_to_table("players", records=records, columns=PLAYER_COLUMNS)
+        await connection.execute("ANALYZE players")
+    finally:
+        await connection.close()
+
+
+def inserted_players(url: str, count: int, created_at: datetime) -> list[str]:
+    """``count`` new players in UTC, straight into the database: their tokens."""
+    tokens = [secrets.token_urlsafe(32) for _ in range(count)]
+    asyncio.run(_insert_players(url, tokens, created_at))
+    return tokens
+
+
+# Fills --------------------------------------------------------------------------------------
+
+
+def python_env(extra: dict[str, str]) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
+
+
+def shutbox(arguments: Sequence[str], env: dict[str, str], timeout: float) -> str:
+    """``shutbox ...`` (``python -m service.cli``) to its end: its output."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "service.cli", *arguments],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        raise SystemExit(f"scale: shutbox {' '.join(arguments)}: over {timeout:.0f} s") from None
+    if done.returncode != 0:
+        raise SystemExit(
+            f"scale: shutbox {' '.join(arguments)} exited with {done.returncode}\n"
+            + done.stdout[-2000:]
+            + done.stderr[-2000:]
+        )
+    return done.stdout.strip()
+
+
+@dataclass(frozen=True)
+class Fill:
+    runs: int
+    seed: int
+    seconds: float  # synth-day's wall time, the subprocess's start to its end
+    said: str  # synth-day's own line
+    vacuum_seconds: float
+    before: dict[str, int]
+    after: dict[str, int]
+
+    @property
+    def growth(self) -> int:
+        return sum(self.after[part] - self.before[part] for part in PARTS)
+
+    @property
+    def bytes_per_run(self) -> float:
+        return self.growth / self.runs
+
+
+def fill(db_url: str, env: dict[str, str], day: date, runs: int, seed: int) -> Fill:
+    before = relation_sizes(db_url)
+    progress(f"synth-day {day}: {runs:,} runs (seed {seed})")
+    started = time.perf_counter()
+    arguments = ["synth-day", day.isoformat(), "--runs", str(runs), "--seed", str(seed)]
+    said = shutbox(arguments, env, timeout=120 + runs / 1000)
+    seconds = time.perf_counter() - started
+    vacuum_seconds = vacuum_analyze(db_url)
+    after = relation_sizes(db_url)
+    said_last = said.splitlines()[-1] if said else ""
+    return Fill(runs, seed, seconds, said_last, vacuum_seconds, before, after)
+
+
+# Single requests ----------------------------------------------------------------------------
+
+
+class Client:
+    """One keep-alive connection to the server, each request timed (ms)."""
+
+    def __init__(self, base_url: str, day: date, bodies: list[bytes]) -> None:
+        self.http = httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT)
+        self.day = day.isoformat()
+        self.bodies = bodies
+        self.sent = 0
+
+    def close(self) -> None:
+        self.http.close()
+
+    def request(
+        self, method: str, path: str, expected: int, token: str | None = None, body: Any = None
+    ) -> tuple[float, httpx.Response]:
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        started = time.perf_counter()
+        response = self.http.request(method, path, headers=headers, content=body)
+        elapsed = (time.perf_counter() - started) * 1000
+        if response.status_code != expected:
+            raise SystemExit(
+                f"scale: {method} {path} answered {response.status_code}, not {expected}: "
+                f"{response.text[:300]}"
+            )
+        return elapsed, response
+
+    def new_player(self) -> str:
+        _, response = self.request("POST", "/v1/players", 201, body=b"{}")
+        token: str = response.json()["token"]
+        return token
+
+    def submit(self, token: str) -> float:
+        body = self.bodies[self.sent % len(self.bodies)]
+        self.sent += 1
+        return self.request("POST", f"/v1/daily/{self.day}/runs", 201, token, body)[0]
+
+    def runs_me(self, token: str) -> tuple[float, dict[str, Any]]:
+        elapsed, response = self.request("GET", f"/v1/daily/{self.day}/runs/me", 200, token)
+        answer: dict[str, Any] = response.json()
+        return elapsed, answer
+
+    def leaderboard(self, token: str) -> float:
+        return self.request("GET", f"/v1/daily/{self.day}/leaderboard", 200, token)[0]
+
+    def healthz(self) -> float:
+        return self.request("GET", "/healthz", 200)[0]
+
+    def history(self, token: str) -> float:
+        elapsed, response = self.request("GET", "/v1/players/me/history", 200, token)
+        if not response.json():
+            raise SystemExit("scale: GET /v1/players/me/history: no run for a player who played")
+        return elapsed
+
+
+def run_bodies(base_url: str, day: date) -> list[bytes]:
+    """Legal runs on the date's dice (JSON bodies), of varied scores."""
+    response = httpx.get(f"{base_url}/v1/daily/{day.isoformat()}", timeout=REQUEST_TIMEOUT)
+    if response.status_code != 200:
+        raise SystemExit(f"scale: GET /v1/daily/{day}: {response.status_code} {response.text}")
+    dice = tuple((a, b) for a, b in response.json()["dice"])
+    return [msgspec.json.encode({"moves": moves}) for moves in legal_runs(dice, LEGAL_RUNS)]
+
+
+def warm_up(client: Client, base_url: str) -> None:
+    """Every request once or twice, on this connection and on fresh ones (so that both
+    workers have their pools, caches and solver tables up): not timed."""
+    tokens = [client.new_player() for _ in range(WARMUP_PLAYERS)]
+    for token in tokens:
+        client.submit(token)
+        client.runs_me(token)
+        client.leaderboard(token)
+        client.history(token)
+    for n in range(4 * WORKERS):
+        fresh = Client(base_url, date.fromisoformat(client.day), client.bodies)
+        try:
+            token = tokens[n % len(tokens)]
+            fresh.runs_me(token)
+            fresh.leaderboard(token)
+            fresh.history(token)
+            fresh.submit(fresh.new_player())
+        finally:
+            fresh.close()
+
+
+Timings = dict[str, list[float]]
+
+
+def measure_state(
+    client: Client, samples: int, flush: Callable[[], None] | None
+) -> tuple[Timings, list[str]]:
+    """``samples`` of each request, one at a time: each new player's run, then the reads
+    as that player. ``flush``: called before each request (every sample cold), and the
+    reads that use the rank mirror wait for its in-process copy to expire first."""
+    tokens = [client.new_player() for _ in range(samples)]
+    timings: Timings = {kind: [] for kind in (*KINDS, REFERENCE)}
+
+    def cold(wait_for_mirror: bool) -> None:
+        if flush is None:
+            return
+        if wait_for_mirror:
+            time.sleep(MIRROR_EXPIRED_SECONDS)
+        flush()
+
+    for token in tokens:
+        cold(False)
+        timings["submit"].append(client.submit(token))
+    for token in tokens:
+        cold(True)
+        timings["runs_me"].append(client.runs_me(token)[0])
+        cold(False)
+        timings["leaderboard"].append(client.leaderboard(token))
+        cold(True)
+        timings["history"].append(client.history(token))
+        timings[REFERENCE].append(client.healthz())
+    return timings, tokens
+
+
+# Paced load ---------------------------------------------------------------------------------
+
+
+class RawClient:
+    """Keep-alive HTTP/1.1 connections over asyncio streams, one request at a time on
+    each: a minimal client, about a tenth of httpx's CPU per request (on this kind of
+    machine httpx's AsyncClient costs some 2 ms of CPU a request, a core at 500/s, and
+    cannot pace 500/s even against a bare app; the figures would be the client's)."""
+
+    def __init__(self, host: str, port: int, connections: int) -> None:
+        self.host, self.port, self.connections = host, port, connections
+        self.idle: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
+            asyncio.Queue()
+        )
+
+    async def open(self) -> None:
+        for _ in range(self.connections):
+            self.idle.put_nowait(await asyncio.open_connection(self.host, self.port))
+
+    async def post(self, path: str, token: str, body: bytes) -> tuple[int, bytes]:
+        reader, writer = await self.idle.get()
+        try:
+            status, answer, close = await asyncio.wait_for(
+                self._exchange(reader, writer, path, token, body), REQUEST_TIMEOUT
+            )
+        except BaseException:
+            writer.close()  # its state is unknown: a new connection in its place
+            self.idle.put_nowait(await asyncio.open_connection(self.host, self.port))
+            raise
+        if close:
+            writer.close()
+            reader, writer = await asyncio.open_connection(self.host, self.port)
+        self.idle.put_nowait((reader, writer))
+        return status, answer
+
+    async def _exchange(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        path: str,
+        token: str,
+        body: bytes,
+    ) -> tuple[int, bytes, bool]:
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        writer.write(head.encode() + body)
+        lines = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        fields = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            fields[name.strip().lower()] = value.strip().lower()
+        if fields.get("transfer-encoding") == "chunked":
+            parts = []
+            for _ in range(10_000):
+                size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                parts.append(await reader.readexactly(size + 2))
+                if size == 0:
+                    break
+            answer = b"".join(part[:-2] for part in parts)
+        else:
+            answer = await reader.readexactly(int(fields.get("content-length", "0")))
+        return status, answer, fields.get("connection") == "close"
+
+    async def aclose(self) -> None:
+        while not self.idle.empty():
+            _, writer = self.idle.get_nowait()
+            writer.close()
+
+
+class HttpxClient:
+    """httpx's AsyncClient, bounded to ``connections`` (``--paced-client httpx``)."""
+
+    def __init__(self, base_url: str, connections: int) -> None:
+        limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+        self.client = httpx.AsyncClient(base_url=base_url, timeout=REQUEST_TIMEOUT, limits=limits)
+        self.connections = connections
+
+    async def open(self) -> None:
+        await asyncio.gather(*(self.client.get("/healthz") for _ in range(self.connections)))
+
+    async def post(self, path: str, token: str, body: bytes) -> tuple[int, bytes]:
+        headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+        response = await self.client.post(path, content=body, headers=headers)
+        return response.status_code, response.content
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
+@dataclass
+class Paced:
+    rate: float
+    seconds: float
+    concurrency: int
+    client: str
+    sent: int = 0
+    statuses: dict[int, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    from_schedule_ms: list[float] = field(default_factory=list)
+    request_ms: list[float] = field(default_factory=list)
+    max_lag_ms: float = 0.0  # how late a request left, after its scheduled time
+    elapsed: float = 0.0  # the first scheduled send to the last answer
+    cpu: dict[str, float] = field(default_factory=dict)  # CPUs used, by group
+
+    @property
+    def created(self) -> int:
+        return self.statuses.get(201, 0)
+
+    @property
+    def failures(self) -> int:
+        return len(self.errors) + sum(n for s, n in self.statuses.items() if s != 201)
+
+    @property
+    def achieved(self) -> float:
+        return self.created / self.elapsed if self.elapsed else 0.0
+
+
+async def paced_runs(
+    server: Server, day: date, bodies: list[bytes], tokens: list[str], result: Paced
+) -> None:
+    """One new player's official run every 1/rate seconds, open loop (a send never waits
+    for an answer; at most ``concurrency`` in flight on as many keep-alive connections,
+    opened first; a send late for a free one counts its wait), each token once."""
+    count = min(len(tokens), math.ceil(result.rate * result.seconds))
+    path = f"/v1/daily/{day.isoformat()}/runs"
+    client: RawClient | HttpxClient
+    if result.client == "httpx":
+        client = HttpxClient(server.url, result.concurrency)
+    else:
+        client = RawClient(HOST, server.port, result.concurrency)
+    slots = asyncio.Semaphore(result.concurrency)
+    last_answer = 0.0
+
+    async def one(n: int, due: float) -> None:
+        nonlocal last_answer
+        async with slots:
+            started = time.perf_counter()
+            result.max_lag_ms = max(result.max_lag_ms, (started - due) * 1000)
+            try:
+                status, answer = await client.post(path, tokens[n], bodies[n % len(bodies)])
+            except (OSError, ValueError, TimeoutError, httpx.HTTPError) as error:
+                result.errors.append(repr(error))
+                return
+            ended = time.perf_counter()
+        last_answer = max(last_answer, ended)
+        result.statuses[status] = result.statuses.get(status, 0) + 1
+        if status != 201:
+            result.errors.append(f"{status} {answer[:200]!r}")
+            return
+        result.from_schedule_ms.append((ended - due) * 1000)
+        result.request_ms.append((ended - started) * 1000)
+
+    try:
+        await client.open()
+        start = time.perf_counter() + 0.05
+        tasks = []
+        for n in range(count):
+            due = start + n / result.rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            tasks.append(asyncio.create_task(one(n, due)))
+        result.sent = len(tasks)
+        _, pending = await asyncio.wait(tasks, timeout=result.seconds + 2 * REQUEST_TIMEOUT)
+        for task in pending:
+            task.cancel()
+            result.errors.append("not answered in time")
+        result.elapsed = max(last_answer - start, 0.0)
+    finally:
+        await client.aclose()
+
+
+# One size -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Stage:
+    runs: int  # the date's synthetic runs
+    timings: dict[str, Timings] = field(default_factory=dict)  # by state
+    ranks: dict[str, dict[str, Any]] = field(default_factory=dict)  # by state, and "sql"
+    first_stopped_ms: float = 0.0  # the first request once Redis was stopped
+    paced: Paced | None = None
+    cpu: dict[str, dict[str, float]] = field(default_factory=dict)  # by state, CPUs used
+
+
+def run_stage(
+    runs: int,
+    db_url: str,
+    env: dict[str, str],
+    args: argparse.Namespace,
+    scratch: Path,
+    paced: bool,
+) -> Stage:
+    """One size: a fresh redis-server and server; the three states; the rank check;
+    the paced load (when asked) before Redis is stopped."""
+    stage = Stage(runs)
+    prefix = env["SHUTBOX_REDIS_PREFIX"]
+    label = f"{runs:,} runs"
+    own_redis = RedisServer(scratch)
+    server: Server | None = None
+    keys = redis.Redis.from_url(own_redis.url, socket_timeout=2, socket_connect_timeout=2)
+
+    def flush() -> None:
+        found = list(keys.scan_iter(match=f"{prefix}*", count=1000))
+        if found:
+            keys.unlink(*found)
+
+    try:
+        metrics = scratch / f"metrics-{runs}"
+        metrics.mkdir()
+        # What `shutbox serve` makes for several workers.
+        server_env = {**env, "REDIS_URL": own_redis.url, "PROMETHEUS_MULTIPROC_DIR": str(metrics)}
+        server = Server(server_env, scratch / f"server-{runs}.log")
+        bodies = run_bodies(server.url, args.date)
+        client = Client(server.url, args.date, bodies)
+        try:
+            progress(f"{label}: warm-up")
+            warm_up(client, server.url)
+            for state in ("redis", "flush"):
+                progress(f"{label}: {STATE_NAMES[state]}, {args.samples} samples of each request")
+                cpu_before = cpu_snapshot(server.process.pid, own_redis.process.pid)
+                started = time.perf_counter()
+                timings, tokens = measure_state(
+                    client, args.samples, flush if state == "flush" else None
+                )
+                stage.cpu[state] = cpu_shares(
+                    cpu_before,
+                    cpu_snapshot(server.process.pid, own_redis.process.pid),
+                    time.perf_counter() - started,
+                )
+                stage.timings[state] = timings
+            if paced:
+                stage.paced = Paced(
+                    args.paced_rate, args.paced_seconds, args.paced_concurrency, args.paced_client
+                )
+                count = math.ceil(args.paced_rate * args.paced_seconds)
+                created_at = datetime.fromisoformat(env["SHUTBOX_TEST_NOW"]) - timedelta(hours=1)
+                paced_tokens = inserted_players(db_url, count, created_at)
+                progress(
+                    f"{label}: paced at {args.paced_rate:g}/s for {args.paced_seconds:g} s"
+                    f" ({count} new players)"
+                )
+                cpu_before = cpu_snapshot(server.process.pid, own_redis.process.pid)
+                started = time.perf_counter()
+                asyncio.run(paced_runs(server, args.date, bodies, paced_tokens, stage.paced))
+                stage.paced.cpu = cpu_shares(
+                    cpu_before,
+                    cpu_snapshot(server.process.pid, own_redis.process.pid),
+                    time.perf_counter() - started,
+                )
+            # The rank check: one player's rank, no submission in between.
+            time.sleep(MIRROR_EXPIRED_SECONDS)
+            player = tokens[0]
+            client.runs_me(player)  # the mirror filled, then read from it
+            answer = client.runs_me(player)[1]
+            stage.ranks["redis"] = answer["rank"]
+            time.sleep(MIRROR_EXPIRED_SECONDS)  # the worker's in-process copy expired
+            flush()
+            stage.ranks["flush"] = client.runs_me(player)[1]["rank"]
+            stage.ranks["sql"] = asyncio.run(_rank_in_sql(db_url, args.date, answer["score"]))
+            flush()
+            progress(f"{label}: Redis stopped under the server")
+            own_redis.stop()
+            time.sleep(MIRROR_EXPIRED_SECONDS)  # the workers' in-process copies expired
+            stage.first_stopped_ms, answer = client.runs_me(player)
+            stage.ranks["stopped"] = answer["rank"]
+            progress(f"{label}: {STATE_NAMES['stopped']}, {args.samples} samples of each request")
+            cpu_before = cpu_snapshot(server.process.pid, None)
+            started = time.perf_counter()
+            stage.timings["stopped"], _ = measure_state(client, args.samples, None)
+            stage.cpu["stopped"] = cpu_shares(
+                cpu_before, cpu_snapshot(server.process.pid, None), time.perf_counter() - started
+            )
+        finally:
+            client.close()
+    except BaseException:
+        if server is not None:
+            progress("the server's log ends:\n" + log_tail(server.log))
+        raise
+    finally:
+        if server is not None:
+            server.stop()
+        with suppress(redis.RedisError):
+            flush()  # the prefix's keys, if the redis-server still runs
+        keys.close()
+        own_redis.stop()
+    return stage
+
+
+# Report -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figure:
+    median: float
+    p99: float
+    max: float
+
+
+def figure(values: list[float]) -> Figure:
+    return Figure(statistics.median(values), percentile(values, 0.99), max(values))
+
+
+def targets_of(kind: str, state: str) -> list[tuple[str, str, float]]:
+    """(what, label, limit): what is 'median' or 'max' of the 1M figure."""
+    if state == "redis":
+        limit = SUBMIT_MEDIAN_MS if kind == "submit" else READ_MEDIAN_MS
+        return [("median", f"med<={limit:g}", limit)]
+    if state == "flush":
+        return [("max", f"max<={FLUSH_MAX_MS:g}", FLUSH_MAX_MS)]
+    return [("median", f"med<={STOPPED_MEDIAN_MS:g}", STOPPED_MEDIAN_MS)]
+
+
+def size_label(runs: int) -> str:
+    if runs >= 1_000_000 and runs % 1_000_000 == 0:
+        return f"{runs // 1_000_000}M"
+    if runs % 1000 == 0:
+        return f"{runs // 1000}k"
+    return str(runs)
+
+
+def print_report(
+    args: argparse.Namespace, fills: list[Fill], small: Stage, large: Stage, now: datetime
+) -> list[str]:
+    """The tables; returns the targets missed."""
+    missed: list[str] = []
+    a, b = size_label(small.runs), size_label(large.runs)
+    print(
+        f"scale: date {args.date}, server clock frozen at {now.isoformat()}; granian"
+        f" {WORKERS} workers (tests.frozen_clock_app:create), HTTP/1, {HOST}; request log"
+        f" at INFO to a file; rate limits on at {UNREACHED_RATE_LIMIT}; {os.cpu_count()} CPUs"
+        " shared with PostgreSQL, Redis and this client"
+    )
+    print(
+        "Redis: a redis-server of the benchmark's own; 'after flush': the prefix's keys"
+        " deleted before each request (reads using the rank mirror: after"
+        f" {MIRROR_EXPIRED_SECONDS:g} s, its in-process copy expired); 'Redis stopped': that"
+        " redis-server stopped (SIGTERM) under the running server"
+    )
+    print()
+    print("fills (shutbox synth-day, subprocess wall time; then VACUUM (ANALYZE)):")
+    total = 0
+    for one in fills:
+        total += one.runs
+        print(
+            f"  +{one.runs:>9,} runs (seed {one.seed}) -> {total:>9,}: {one.seconds:6.1f} s"
+            f"   [{one.said}]   vacuum {one.vacuum_seconds:.1f} s"
+        )
+    print()
+    print(
+        "database bytes per player with one run: growth of pg_total_relation_size"
+        " (players + daily_runs partitions + streaks + day_scores) / runs added"
+    )
+    print(
+        f"  {'fill':>10} {'players':>12} {'daily_runs':>12} {'streaks':>12} {'day_scores':>11}"
+        f" {'total':>13} {'bytes/run':>10} {'target':>11}"
+    )
+    for one in fills:
+        growth = {part: one.after[part] - one.before[part] for part in PARTS}
+        met = one.bytes_per_run <= BYTES_PER_RUN
+        if not met:
+            missed.append(f"bytes per run at +{one.runs:,}: {one.bytes_per_run:.0f}")
+        print(
+            f"  {'+' + f'{one.runs:,}':>10} {growth['players']:>12,} {growth['daily_runs']:>12,}"
+            f" {growth['streaks']:>12,} {growth['day_scores']:>11,} {one.growth:>13,}"
+            f" {one.bytes_per_run:>10.0f} {f'<={BYTES_PER_RUN} ' + ('ok' if met else 'MISS'):>11}"
+        )
+    last = fills[-1].after
+    print(
+        "  at the end: "
+        + ", ".join(f"{part} {last[part] / 2**20:.1f} MiB" for part in PARTS)
+        + f"; {sum(last.values()) / sum(one.runs for one in fills):.0f} bytes per synthetic run"
+    )
+    print()
+    samples = len(small.timings["redis"]["submit"])
+    print(
+        f"single requests, one at a time, {samples} samples each, ms"
+        f" (targets at both sizes; x: {b}/{a}, at most {GROWTH_RATIO:g} for median and p99)"
+    )
+    header = (
+        f"{'request':<23} {'state':<13} {a + ' med':>9} {a + ' p99':>9} {a + ' max':>9}"
+        f" {b + ' med':>9} {b + ' p99':>9} {b + ' max':>9} {'x med':>6} {'x p99':>6}"
+        f"  {'target':<9} verdict"
+    )
+    print(header)
+    print("-" * len(header))
+    for kind in (*KINDS, REFERENCE):
+        for state in STATES:
+            before = figure(small.timings[state][kind])
+            after = figure(large.timings[state][kind])
+            x_med = after.median / before.median
+            x_p99 = after.p99 / before.p99
+            misses = []
+            labels = []
+            if kind == REFERENCE:
+                print(
+                    f"{KIND_NAMES[kind]:<23} {STATE_NAMES[state]:<13} {before.median:9.2f}"
+                    f" {before.p99:9.2f} {before.max:9.2f} {after.median:9.2f} {after.p99:9.2f}"
+                    f" {after.max:9.2f} {x_med:6.2f} {x_p99:6.2f}  (no target)"
+                )
+                continue
+            for what, label, limit in targets_of(kind, state):
+                labels.append(label)
+                for name, measured in ((a, before), (b, after)):
+                    if getattr(measured, what) > limit:
+                        misses.append(f"{name} {what}")
+            if x_med > GROWTH_RATIO:
+                misses.append("x med")
+            if x_p99 > GROWTH_RATIO:
+                misses.append("x p99")
+            verdict = "ok" if not misses else "MISS " + ", ".join(misses)
+            if misses:
+                missed.append(f"{KIND_NAMES[kind]}, {STATE_NAMES[state]}: {', '.join(misses)}")
+            print(
+                f"{KIND_NAMES[kind]:<23} {STATE_NAMES[state]:<13} {before.median:9.2f}"
+                f" {before.p99:9.2f} {before.max:9.2f} {after.median:9.2f} {after.p99:9.2f}"
+                f" {after.max:9.2f} {x_med:6.2f} {x_p99:6.2f}  {' '.join(labels):<9} {verdict}"
+            )
+    for stage in (small, large):
+        print(
+            f"CPUs used by other processes than the server, PostgreSQL, Redis and this client"
+            f" ({size_label(stage.runs)}): "
+            + ", ".join(
+                f"{STATE_NAMES[state]} {stage.cpu[state]['other processes']:.2f}"
+                for state in STATES
+            )
+        )
+    for stage in (small, large):
+        print(
+            f"first request once Redis was stopped ({size_label(stage.runs)}, GET runs/me):"
+            f" {stage.first_stopped_ms:.1f} ms"
+        )
+    print()
+    paced = large.paced
+    if paced is not None:
+        sched = paced.from_schedule_ms or [math.nan]
+        req = paced.request_ms or [math.nan]
+        met = percentile(sched, 0.99) <= PACED_P99_MS and paced.failures == 0
+        if not met:
+            missed.append(f"paced at {b}: p99 {percentile(sched, 0.99):.1f} ms")
+        others = {s: n for s, n in paced.statuses.items() if s != 201}
+        print(
+            f"paced at {b}: POST runs by new players at {paced.rate:g}/s for {paced.seconds:g} s,"
+            f" open loop, at most {paced.concurrency} in flight ({paced.client} asyncio client)"
+        )
+        print(
+            f"  sent {paced.sent}, 201: {paced.created}, other statuses: {others or 'none'},"
+            f" errors: {len(paced.errors)}; achieved {paced.achieved:.0f}/s"
+            f" ({paced.elapsed:.1f} s to the last answer)"
+        )
+        print(
+            f"  from the scheduled send: median {statistics.median(sched):.2f} ms,"
+            f" p99 {percentile(sched, 0.99):.2f} ms, max {max(sched):.2f} ms"
+            f"   target p99<={PACED_P99_MS:g}: {'ok' if met else 'MISS'}"
+        )
+        print(
+            f"  the request alone: median {statistics.median(req):.2f} ms,"
+            f" p99 {percentile(req, 0.99):.2f} ms; latest send {paced.max_lag_ms:.1f} ms"
+            " behind schedule"
+        )
+        print(
+            "  CPUs used meanwhile (CPU seconds per second): "
+            + ", ".join(
+                f"{group} {used:.2f}" for group, used in paced.cpu.items() if group != "busy"
+            )
+            + f"; the machine {100 * paced.cpu.get('busy', 0.0):.0f}% busy"
+        )
+        for error in paced.errors[:5]:
+            print(f"  error: {error}")
+        print()
+    for stage in (small, large):
+        ranks = stage.ranks
+        same = all(ranks[state] == ranks["sql"] for state in STATES)
+        if not same:
+            missed.append(f"ranks differ at {size_label(stage.runs)}")
+
+        def shown(rank: dict[str, Any]) -> str:
+            return f"{rank['position']}/{rank['players']} ({rank['percentile']}%)"
+
+        print(
+            f"rank of one player (GET runs/me) at {size_label(stage.runs)}: "
+            + "; ".join(f"{STATE_NAMES[state]} {shown(ranks[state])}" for state in STATES)
+            + f"; counted in SQL {shown(ranks['sql'])}: "
+            + ("identical" if same else "DIFFERENT")
+        )
+    print()
+    if missed:
+        print(f"targets missed ({len(missed)}):")
+        for miss in missed:
+            print(f"  {miss}")
+    else:
+        print("every target met")
+    return missed
+
+
+# Main ---------------------------------------------------------------------------------------
+
+
+def positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="a smoke run: small and short")
+    parser.add_argument("--samples", type=positive, help="samples of each request (50; quick 10)")
+    parser.add_argument("--date", type=date.fromisoformat, default=DEFAULT_DATE, help="the date")
+    parser.add_argument("--postgres", default=ADMIN_URL, help="a URL that may create databases")
+    parser.add_argument("--paced-rate", type=float, default=500.0, help="runs a second, paced")
+    parser.add_argument("--paced-seconds", type=float, help="seconds paced (20; quick 3)")
+    parser.add_argument("--paced-concurrency", type=positive, default=64, help="most in flight")
+    parser.add_argument(
+        "--paced-client",
+        choices=("raw", "httpx"),
+        default="raw",
+        help="the paced load's client: raw asyncio HTTP/1.1 (default), or httpx (costlier)",
+    )
+    args = parser.parse_args(argv)
+    if args.samples is None:
+        args.samples = 10 if args.quick else 50
+    if args.paced_seconds is None:
+        args.paced_seconds = 3.0 if args.quick else 20.0
+    if not 0 < args.paced_rate <= 5000 or not 0 < args.paced_seconds <= 300:
+        parser.error("--paced-rate is 0 to 5000 a second, --paced-seconds 0 to 300")
+    if args.date == datetime.now(UTC).date():
+        parser.error("pick a date other than today's (the server's clock is frozen on it)")
+    args.sizes = (2_000, 20_000) if args.quick else (100_000, 1_000_000)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    if shutil.which("redis-server") is None:
+        print("scale: redis-server is not installed", file=sys.stderr)
+        return 2
+    now = datetime.combine(args.date, clock_time(12), tzinfo=UTC)
+    small_runs, large_runs = args.sizes
+    with (
+        tempfile.TemporaryDirectory(prefix="shutbox-scale-") as scratch_dir,
+        throwaway_database(args.postgres) as db_url,
+    ):
+        scratch = Path(scratch_dir)
+        env = python_env(
+            {
+                "DATABASE_URL": db_url,
+                "SHUTBOX_SECRET": secrets.token_urlsafe(32),
+                "SHUTBOX_REDIS_PREFIX": f"shutbox_scale_{secrets.token_hex(4)}:",
+                "SHUTBOX_TEST_NOW": now.isoformat(),
+                # One client address: limited at the production rate it would get 429s.
+                "SHUTBOX_RATE_LIMIT_ADDRESS": UNREACHED_RATE_LIMIT,
+                "SHUTBOX_RATE_LIMIT_TOKEN": UNREACHED_RATE_LIMIT,
+                "SHUTBOX_RATE_LIMIT_ACCOUNTS": UNREACHED_RATE_LIMIT,
+            }
+        )
+        for variable in ("REDIS_URL", "SHUTBOX_LOG_LEVEL", "PROMETHEUS_MULTIPROC_DIR"):
+            env.pop(variable, None)  # defaults, whatever this shell has
+        progress(f"database {db_url.rpartition('/')[2]}: migrating")
+        shutbox(["migrate"], env, timeout=120)
+        fills = [fill(db_url, env, args.date, small_runs, seed=1)]
+        small = run_stage(small_runs, db_url, env, args, scratch, paced=False)
+        fills.append(fill(db_url, env, args.date, large_runs - small_runs, seed=2))
+        large = run_stage(large_runs, db_url, env, args, scratch, paced=True)
+    print_report(args, fills, small, large, now)
+    invalid = large.paced is not None and large.paced.failures > 0
+    return 1 if invalid else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
