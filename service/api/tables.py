@@ -11,7 +11,7 @@ from litestar import Request
 from service.api.problems import problem
 from service.ratelimit import RateLimiter
 from service.rules.ruleset import Rules
-from service.rules.solver import Tables
+from service.rules.solver import LOADED, Tables
 from service.solving import Solver, SolverBusy, TooManySolves
 
 
@@ -21,6 +21,9 @@ async def held_tables(request: Request[Any, Any, Any], rules: Rules) -> Tables:
     A variant solved nowhere yet takes a solve: 503 ``solver-busy`` when this process
     has as many waiting as it lets wait, 429 when the client has started too many.
     """
+    held = LOADED.get(rules)
+    if held is not None:  # most requests: nothing to load, no client to charge
+        return held
     solver: Solver = request.app.state.solver
     limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
     client = limiter.client_address(request.scope) if limiter is not None else None

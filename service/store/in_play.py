@@ -75,6 +75,7 @@ class DiceInPlay:
         self._boxes = array("q")  # sorted
         self._new_boxes: set[int] = set()
         self._last_stored = 0
+        self._live: tuple[int, list[date]] = (-1, [])
 
     def __len__(self) -> int:
         return len(self._boxes) + len(self._new_boxes)
@@ -86,7 +87,7 @@ class DiceInPlay:
         at = bisect.bisect_left(self._boxes, key)
         if at < len(self._boxes) and self._boxes[at] == key:
             return True
-        for day in live_dates(now):
+        for day in self._live_dates(now):
             daily = self._daily.get(day)
             if daily is None:
                 daily = self._daily[day] = await self._daily_fingerprint(day, now)
@@ -95,6 +96,13 @@ class DiceInPlay:
             if daily == key:
                 return True
         return False
+
+    def _live_dates(self, now: datetime) -> list[date]:
+        """``live_dates`` of this minute (dates begin and close on whole minutes)."""
+        minute = int(now.timestamp()) // 60
+        if minute != self._live[0]:
+            self._live = (minute, live_dates(now))
+        return self._live[1]
 
     async def _daily_fingerprint(self, day: date, now: datetime) -> int:
         issued = await sequences.issue(
