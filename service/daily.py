@@ -11,11 +11,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import date, datetime
+from typing import Final
 
 import asyncpg
 import msgspec
 
-from service.api.schemas import DailyRunResult, MoveIn, Streak, move_in, run_result
+from service.api.schemas import DailyRunResult, MoveIn, RunResult, Streak, move_in, run_result
 from service.calendar import open_dates
 from service.rules.analysis import report
 from service.rules.dice import daily_sequence_id
@@ -30,6 +31,7 @@ from service.store.ranks import Histograms, Rank
 from service.store.sequences import IssuedSequence
 
 _moves = msgspec.json.Decoder(list[MoveIn])
+DATES_KEPT: Final = 16
 
 
 class DateNotOpen(Exception):
@@ -56,11 +58,19 @@ class DailyRuns:
         self.secret = secret
         self.histograms = histograms
         self._store_batch = store_batch
+        self._dice: dict[date, IssuedSequence] = {}
 
     async def dice(self, day: date, now: datetime) -> IssuedSequence:
-        return await sequences.issue(
-            self.pool, self.cache, self.secret, daily_sequence_id(day), Rules(), now
-        )
+        """The date's dice: issued once, never changed, so kept here as they are."""
+        issued = self._dice.get(day)
+        if issued is None:
+            issued = await sequences.issue(
+                self.pool, self.cache, self.secret, daily_sequence_id(day), Rules(), now
+            )
+            if len(self._dice) >= DATES_KEPT:
+                self._dice.pop(next(iter(self._dice)))
+            self._dice[day] = issued
+        return issued
 
     async def submit(
         self,
@@ -95,7 +105,9 @@ class DailyRuns:
             stored = await self._store_batch(new)
         else:
             stored = await daily.submit(connection, new)
-        return stored.created, render(issued, stored.run, stored.run.rank_at_submission, True)
+        # The stored run has these very moves (an identical resubmission too): its answer
+        # is the one just verified, with what the store decided.
+        return stored.created, answer(result, stored.run, stored.run.rank_at_submission, True)
 
     async def official(self, player_id: uuid.UUID, day: date) -> DailyRun | None:
         return await daily.official_run(self.pool, player_id, day)
@@ -110,6 +122,11 @@ def render(issued: IssuedSequence, run: DailyRun, rank: Rank, with_streak: bool)
     """The answer of a stored run: replayed and analysed on its dice again."""
     moves = [move_in(m) for m in _moves.decode(msgspec.json.encode(run.moves))]
     result = run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
+    return answer(result, run, rank, with_streak)
+
+
+def answer(result: RunResult, run: DailyRun, rank: Rank, with_streak: bool) -> DailyRunResult:
+    """A stored run's answer: its verified result, its id, its rank and streak."""
     streak = Streak(
         current=run.streak_current,
         best=run.streak_best,
