@@ -30,11 +30,8 @@ import itertools
 import os
 import random
 import secrets
-import signal
-import socket
 import statistics
 import string
-import subprocess
 import sys
 import tempfile
 import time
@@ -50,6 +47,7 @@ import psutil
 ROOT: Final = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.processes import HOST, Spawned, free_port, log_tail  # noqa: E402
 from service.rules.ruleset import (  # noqa: E402
     MOVE_RULE_VALUES,
     ONE_DIE_VALUES,
@@ -60,7 +58,6 @@ from service.rules.ruleset import (  # noqa: E402
 )
 
 ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
-HOST: Final = "127.0.0.1"
 HEALTH_EVERY: Final = 0.05
 TARGET_P99_MS: Final = 100.0
 TARGET_RSS_MIB: Final = 200.0
@@ -73,13 +70,6 @@ VARIANTS: Final = tuple(
     for move_rule in MOVE_RULE_VALUES
     for scoring in SCORING_VALUES
 )
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def rules_body(rules: Rules) -> dict[str, Any]:
@@ -223,7 +213,7 @@ def print_statuses(statuses: Counter[str]) -> None:
         print(f"   {key}: {count}")
 
 
-def memory(server: subprocess.Popen[bytes]) -> tuple[list[float], list[float]]:
+def memory(server: Spawned) -> tuple[list[float], list[float]]:
     """RSS in MiB of the workers (the server's children) and of their solver processes."""
     workers = psutil.Process(server.pid).children()
     solvers = [p for worker in workers for p in worker.children(recursive=True)]
@@ -239,27 +229,15 @@ async def _admin(statement: str) -> None:
         await connection.close()
 
 
-def wait_ready(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
+def wait_ready(server: Spawned, url: str) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"hostile: the server exited\n{log.read_text()[-3000:]}")
+        server.check_alive()
         with suppress(httpx.HTTPError):
             if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
                 return
         time.sleep(0.2)
-    raise SystemExit("hostile: the server did not become ready")
-
-
-def stop(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is None:
-        server.send_signal(signal.SIGTERM)
-        with suppress(subprocess.TimeoutExpired):
-            server.wait(20)
-    # The group is the server's alone (start_new_session): workers and solvers go too.
-    with suppress(ProcessLookupError):
-        os.killpg(server.pid, signal.SIGKILL)
-    server.wait()
+    raise SystemExit("hostile: the server did not become ready\n" + log_tail(server.log))
 
 
 def main() -> int:
@@ -279,31 +257,21 @@ def main() -> int:
         **os.environ,
         "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + f"/{database}",
         "SHUTBOX_SECRET": secrets.token_urlsafe(16),
-        "SHUTBOX_LOG_LEVEL": "WARNING",
     }
     env.pop("REDIS_URL", None)
     command = [sys.executable, "-m", "service.cli", "serve", "--host", HOST, "--port", str(port)]
     command += ["--workers", str(args.workers)]
     with tempfile.TemporaryDirectory(prefix="shutbox-hostile-") as scratch:
-        log = Path(scratch) / "server.log"
-        with log.open("wb") as output:
-            server = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        # The request log at its default (INFO) goes to this file.
+        server = Spawned("server", command, env, Path(scratch) / "server.log")
         try:
-            wait_ready(server, url, log)
+            wait_ready(server, url)
             before, solvers_before = memory(server)
             asyncio.run(variants_phase(url, args.seconds, args.clients))
             asyncio.run(junk_phase(url, args.junk, args.analyses))
             after, solvers_after = memory(server)
         finally:
-            stop(server)
+            server.stop()
             asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
     verdict = "ok" if max(after) <= TARGET_RSS_MIB else "OVER TARGET"
     print("\nworker RSS MiB: before " + ", ".join(f"{m:.0f}" for m in before), end="")

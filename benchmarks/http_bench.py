@@ -49,8 +49,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -77,8 +75,9 @@ from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
 from service.store.players import token_hash
 
-ROOT: Final = Path(__file__).resolve().parents[1]
-HOST: Final = "127.0.0.1"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.processes import HOST, ROOT, Spawned, free_port, log_tail
+
 BACKLOG: Final = 2048  # as in service.cli._serve
 POST_BODIES_LUA: Final = ROOT / "benchmarks" / "wrk" / "post_bodies.lua"
 NEW_PLAYER_RUNS_LUA: Final = ROOT / "benchmarks" / "wrk" / "new_player_runs.lua"
@@ -114,43 +113,21 @@ def bare_app() -> Litestar:
 # Servers ------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-class Server:
-    """A server subprocess in its own process group, its output in a log file."""
+class Server(Spawned):
+    """A server under test on ``port``."""
 
     def __init__(
         self, name: str, command: Sequence[str], port: int, env: dict[str, str], log: Path
     ) -> None:
-        self.name = name
+        super().__init__(name, command, env, log, stop_seconds=STOP_SECONDS)
         self.port = port
-        self.log = log
-        with log.open("wb") as output:
-            self.process = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
 
     def url(self, path: str) -> str:
         return f"http://{HOST}:{self.port}{path}"
 
     def wait_until_ok(self, path: str, deadline: float) -> None:
         while True:
-            if self.process.poll() is not None:
-                raise SystemExit(
-                    f"http_bench: {self.name} exited with {self.process.returncode}\n"
-                    + self.log_tail()
-                )
+            self.check_alive()
             with suppress(OSError):
                 status, _ = fetch(self.url(path))
                 if status == 200:
@@ -159,22 +136,8 @@ class Server:
                 raise SystemExit(f"http_bench: {self.name}: no 200 from {path}\n" + self.log_tail())
             time.sleep(0.1)
 
-    def log_tail(self, lines: int = 30) -> str:
-        text = self.log.read_text(errors="replace").splitlines()
-        return "\n".join(f"  | {line}" for line in text[-lines:])
-
-    def stop(self) -> None:
-        """SIGTERM to granian, which stops its workers; then SIGKILL to what is left."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                print(f"http_bench: {self.name} ignored SIGTERM, killing it", file=sys.stderr)
-        # The group is this server's alone (start_new_session): workers left behind go too.
-        with suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
+    def log_tail(self) -> str:
+        return log_tail(self.log)
 
 
 @contextmanager

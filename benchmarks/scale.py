@@ -61,8 +61,6 @@ import math
 import os
 import secrets
 import shutil
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -87,11 +85,11 @@ import redis
 ROOT: Final = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.processes import HOST, Spawned, free_port, log_tail  # noqa: E402
 from service.store.players import token_hash  # noqa: E402
 from service.store.ranks import MIRRORED_FOR_SECONDS  # noqa: E402
 from tests.api.helpers import legal_runs  # noqa: E402
 
-HOST: Final = "127.0.0.1"
 ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
 DEFAULT_DATE: Final = date(2026, 11, 20)
 WORKERS: Final = 2
@@ -131,13 +129,6 @@ def progress(message: str) -> None:
     print(f"scale: {message}", file=sys.stderr, flush=True)
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def percentile(values: Sequence[float], share: float) -> float:
     """The ``share`` quantile (0..1), interpolated between the nearest samples."""
     ordered = sorted(values)
@@ -147,13 +138,6 @@ def percentile(values: Sequence[float], share: float) -> float:
     low = math.floor(at)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
-
-
-def log_tail(path: Path, lines: int = 30) -> str:
-    if not path.exists():
-        return ""
-    text = path.read_text(errors="replace").splitlines()
-    return "\n".join(f"  | {line}" for line in text[-lines:])
 
 
 # CPU accounting -----------------------------------------------------------------------------
@@ -213,43 +197,7 @@ def cpu_shares(
 # Processes ----------------------------------------------------------------------------------
 
 
-class Process:
-    """A subprocess in its own process group, its output in a log file."""
-
-    def __init__(self, name: str, command: Sequence[str], env: dict[str, str], log: Path) -> None:
-        self.name = name
-        self.log = log
-        with log.open("ab") as output:
-            self.process = subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=output,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    def check_alive(self) -> None:
-        if self.process.poll() is not None:
-            raise SystemExit(
-                f"scale: {self.name} exited with {self.process.returncode}\n" + log_tail(self.log)
-            )
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL to its group (the workers of a server too)."""
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                progress(f"{self.name} ignored SIGTERM, killing it")
-        with suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-
-
-class RedisServer(Process):
+class RedisServer(Spawned):
     """A redis-server of the benchmark's own: loopback, a free port, no persistence."""
 
     def __init__(self, scratch: Path) -> None:
@@ -257,7 +205,9 @@ class RedisServer(Process):
         self.url = f"redis://{HOST}:{self.port}/0"
         command = ["redis-server", "--bind", HOST, "--port", str(self.port)]
         command += ["--save", "", "--appendonly", "no", "--dir", str(scratch)]
-        super().__init__("redis-server", command, dict(os.environ), scratch / "redis.log")
+        super().__init__(
+            "redis-server", command, dict(os.environ), scratch / "redis.log", STOP_SECONDS
+        )
         deadline = time.monotonic() + STARTUP_SECONDS
         client = redis.Redis.from_url(self.url, socket_timeout=1, socket_connect_timeout=1)
         try:
@@ -276,7 +226,7 @@ class RedisServer(Process):
             client.close()
 
 
-class Server(Process):
+class Server(Spawned):
     """The service under granian, its clock frozen (``tests.frozen_clock_app``)."""
 
     def __init__(self, env: dict[str, str], log: Path) -> None:
@@ -287,7 +237,7 @@ class Server(Process):
         command += ["--backlog", str(BACKLOG), "--http", "1"]
         command += ["--http1-header-read-timeout", str(HEADER_TIMEOUT_MS)]
         command += ["tests.frozen_clock_app:create"]
-        super().__init__("server", command, env, log)
+        super().__init__("server", command, env, log, STOP_SECONDS)
         deadline = time.monotonic() + STARTUP_SECONDS
         while True:
             self.check_alive()
