@@ -11,12 +11,20 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import date, datetime
-from typing import Final
+from typing import Any, Final
 
 import asyncpg
 import msgspec
 
-from service.api.schemas import DailyRunResult, MoveIn, RunResult, Streak, move_in, run_result
+from service.api.schemas import (
+    DailyRunResult,
+    MoveIn,
+    OfficialRunResult,
+    RunResult,
+    Streak,
+    move_in,
+    run_result,
+)
 from service.calendar import open_dates
 from service.rules.analysis import report
 from service.rules.dice import daily_sequence_id
@@ -107,38 +115,34 @@ class DailyRuns:
             stored = await daily.submit(connection, new)
         # The stored run has these very moves (an identical resubmission too): its answer
         # is the one just verified, with what the store decided.
-        return stored.created, answer(result, stored.run, stored.run.rank_at_submission, True)
+        return stored.created, submitted(result, stored.run, stored.run.rank_at_submission)
 
     async def official(self, player_id: uuid.UUID, day: date) -> DailyRun | None:
         return await daily.official_run(self.pool, player_id, day)
 
-    async def shown_now(self, run: DailyRun, now: datetime) -> DailyRunResult:
+    async def shown_now(self, run: DailyRun, now: datetime) -> OfficialRunResult:
         """A stored run's answer with its rank as it stands now (and no streak)."""
         rank = await self.histograms.rank(run.day, run.score)
-        return render(await self.dice(run.day, now), run, rank, False)
+        return OfficialRunResult(**_stored(await self.replayed(run, now), run), rank=rank)
+
+    async def replayed(self, run: DailyRun, now: datetime) -> RunResult:
+        """A stored run's result: replayed and analysed on its dice again."""
+        issued = await self.dice(run.day, now)
+        moves = [move_in(m) for m in _moves.decode(msgspec.json.encode(run.moves))]
+        return run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
 
 
-def render(issued: IssuedSequence, run: DailyRun, rank: Rank, with_streak: bool) -> DailyRunResult:
-    """The answer of a stored run: replayed and analysed on its dice again."""
-    moves = [move_in(m) for m in _moves.decode(msgspec.json.encode(run.moves))]
-    result = run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
-    return answer(result, run, rank, with_streak)
+def _stored(result: RunResult, run: DailyRun) -> dict[str, Any]:
+    return msgspec.structs.asdict(result) | {"run_id": str(run.id), "official": True}
 
 
-def answer(result: RunResult, run: DailyRun, rank: Rank, with_streak: bool) -> DailyRunResult:
-    """A stored run's answer: its verified result, its id, its rank and streak."""
+def submitted(result: RunResult, run: DailyRun, rank: Rank) -> DailyRunResult:
+    """A submission's answer: its verified result, its id, the streak after it and its
+    rank as it stood then."""
     streak = Streak(
         current=run.streak_current,
         best=run.streak_best,
         last_played=run.streak_last_played,
         played_today=run.played_today,
     )
-    return DailyRunResult(
-        **msgspec.structs.asdict(result)
-        | {
-            "run_id": str(run.id),
-            "official": True,
-            "streak": streak if with_streak else msgspec.UNSET,
-            "rank": rank,
-        }
-    )
+    return DailyRunResult(**_stored(result, run), streak=streak, rank=rank)

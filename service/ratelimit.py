@@ -27,6 +27,7 @@ from typing import Final
 import msgspec
 from litestar.types import ASGIApp, HTTPResponseStartEvent, Receive, Scope, Send
 
+from service.api.problems import RATE_LIMITED
 from service.settings import Limit
 from service.store.batch import Batcher
 from service.store.cache import Cache
@@ -229,9 +230,9 @@ def _bearer_token(scope: Scope) -> bytes | None:
 
 _TOO_MANY: Final = msgspec.json.encode(
     {
-        "type": "/problems/rate-limited",
-        "title": "Too many requests",
-        "status": 429,
+        "type": RATE_LIMITED.uri,
+        "title": RATE_LIMITED.title,
+        "status": RATE_LIMITED.status,
         "detail": "Too many requests from this client; wait as Retry-After says, then retry.",
     }
 )

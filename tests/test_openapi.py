@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+from functools import cache
+from typing import Any
 
+from service.api import problems
 from service.cli import openapi_document
+from service.ratelimit import EXEMPT
+from service.rules.errors import IllegalRun
 from tests.conftest import ROOT
 
 
@@ -26,3 +31,81 @@ def test_every_operation_is_documented() -> None:
             for status in problems:
                 content = operation["responses"][status]["content"]
                 assert "application/problem+json" in content, where
+
+
+@cache
+def _document() -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(openapi_document())
+    return document
+
+
+def _operations() -> list[tuple[str, str, dict[str, Any]]]:
+    document = _document()
+    return [
+        (method.upper(), path, operation)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+    ]
+
+
+def _problem_types(operation: dict[str, Any], status: str) -> set[str]:
+    """The problem types an operation documents for a status."""
+    document = _document()
+    schema = operation["responses"][status]["content"]["application/problem+json"]["schema"]
+    refs = [s["$ref"] for s in schema.get("oneOf", [schema])]
+    components = document["components"]["schemas"]
+    return {components[ref.rsplit("/", 1)[1]]["properties"]["type"]["const"] for ref in refs}
+
+
+def test_every_problem_schema_names_its_type_and_status() -> None:
+    for method, path, operation in _operations():
+        for status in (s for s in operation["responses"] if s.startswith(("4", "5"))):
+            for kind in _problem_types(operation, status):
+                assert problems.PROBLEMS[kind.removeprefix("/problems/")].status == int(status), (
+                    f"{method} {path} documents {kind} under {status}"
+                )
+
+
+def test_what_every_operation_can_answer_is_documented() -> None:
+    for method, path, operation in _operations():
+        where = f"{method} {path}"
+        answers = set(operation["responses"])
+        if operation.get("requestBody"):
+            assert {"400", "413", "415"} <= answers, where
+        if operation.get("security"):
+            assert "/problems/unauthorized" in _problem_types(operation, "401"), where
+        limited = not path.startswith(EXEMPT) and (method, path) != ("GET", "/v1/daily/{day}")
+        assert ("429" in answers) == limited, where
+        if path.startswith("/v1/") and path != "/v1/rules":  # the database is behind them
+            assert "/problems/database-unavailable" in _problem_types(operation, "503"), where
+
+
+def test_every_illegal_run_is_a_documented_problem_with_its_move() -> None:
+    def causes(kind: type[IllegalRun]) -> list[type[IllegalRun]]:
+        return [kind, *(c for sub in kind.__subclasses__() for c in causes(sub))]
+
+    documented = {
+        kind
+        for method, path, operation in _operations()
+        if path in ("/v1/analyze", "/v1/daily/{day}/runs", "/v1/boxes/{code}/runs")
+        for kind in _problem_types(operation, "422")
+    }
+    for cause in causes(IllegalRun)[1:]:
+        kind = problems.PROBLEMS[cause.code]
+        assert kind.status == 422 and kind.uri in documented, cause
+        assert kind.members is not None and "move_index" in kind.members.__struct_fields__
+
+
+def test_every_problem_a_handler_raises_is_documented_somewhere() -> None:
+    documented = {
+        kind
+        for _, _, operation in _operations()
+        for status in operation["responses"]
+        if status.startswith(("4", "5"))
+        for kind in _problem_types(operation, status)
+    }
+    # Answers of the framework itself (unknown path, method) or of nobody's request.
+    fallbacks = {"forbidden", "not-found", "method-not-allowed", "conflict", "rules-violation"}
+    fallbacks |= {"client-closed-request", "internal-error", "unavailable"}
+    for slug, kind in problems.PROBLEMS.items():
+        assert (kind.uri in documented) != (slug in fallbacks), slug

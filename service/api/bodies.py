@@ -22,9 +22,8 @@ from typing import Any, Final
 import msgspec
 from litestar import Litestar, Request
 from litestar.handlers import HTTPRouteHandler
-from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Reference
 
-from service.api.problems import Problem, problem
+from service.api import problems
 
 DATA: Final = "data"  # the parameter of a handler that takes the request body
 
@@ -38,10 +37,9 @@ class StrictBodyRequest(Request[Any, Any, Any]):
             return await super().json()
         media_type = self.content_type[0]
         if media_type and not is_json(media_type):
-            raise problem(
-                415, "unsupported-media-type",
+            raise problems.UNSUPPORTED_MEDIA_TYPE(
                 f"Send the body as application/json, not {media_type[:100]}.",
-            )  # fmt: skip
+            )
         return decode(_decoder(body_type), await self.body())
 
 
@@ -65,13 +63,13 @@ def decode(decoder: msgspec.json.Decoder[Any], body: bytes) -> Any:
     try:
         value = decoder.decode(body or b"null")
     except msgspec.ValidationError as error:
-        raise problem(400, "invalid-request", _where(str(error))) from None
+        raise problems.INVALID_REQUEST(_where(str(error))) from None
     except msgspec.DecodeError as error:
         text = str(error)
         malformed = text if text.startswith("JSON is malformed") else f"JSON is malformed: {text}"
-        raise problem(400, "invalid-request", malformed) from None
+        raise problems.INVALID_REQUEST(malformed) from None
     except RecursionError:
-        raise problem(400, "invalid-request", "The body is nested too deeply.") from None
+        raise problems.INVALID_REQUEST("The body is nested too deeply.") from None
     # Each name in an object takes a colon: a body with one colon cannot repeat one.
     if body.count(b":") > 1:
         _refuse_repeated_names(body)
@@ -105,11 +103,11 @@ def _refuse_repeated_names(body: bytes) -> None:
         json.loads(body, object_pairs_hook=_unique_names)
     except _RepeatedName as repeated:
         name = str(repeated)[:100]
-        raise problem(
-            400, "invalid-request", f"The field `{name}` is given twice in one object."
+        raise problems.INVALID_REQUEST(
+            f"The field `{name}` is given twice in one object."
         ) from None
     except (ValueError, RecursionError):
-        raise problem(400, "invalid-request", "JSON is malformed.") from None
+        raise problems.INVALID_REQUEST("JSON is malformed.") from None
 
 
 def request_body_types(app: Litestar) -> list[Any]:
@@ -129,22 +127,13 @@ def _handlers(app: Litestar) -> Iterator[HTTPRouteHandler]:
                 yield handler
 
 
-_UNSUPPORTED: Final = OpenAPIResponse(
-    description="The body is not sent as application/json (problem details)",
-    content={
-        "application/problem+json": OpenAPIMediaType(
-            schema=Reference(ref=f"#/components/schemas/{Problem.__name__}")
-        )
-    },
-)
-
-
 def describe_request_bodies(app: Litestar) -> None:
     """Describe request bodies with msgspec's own JSON Schema: it keeps what the decoder
     enforces and Litestar's generator drops (no unknown fields, bounds on list items,
     tuple lengths, integers that are integers), so the document promises exactly what
-    the server accepts; and every operation with a body answers 415 to a body sent as
-    anything but JSON."""
+    the server accepts. A default is said in words, not as ``default``: generators take a
+    property with a default for one always present (true of an answer, not of a request),
+    and a client must be free to leave it out."""
     _, precise = msgspec.json.schema_components(
         request_body_types(app), ref_template="#/components/schemas/{name}"
     )
@@ -153,10 +142,9 @@ def describe_request_bodies(app: Litestar) -> None:
     assert components is not None
     for name, schema in precise.items():
         if name in components:
+            for field in schema.get("properties", {}).values():
+                if "default" in field:
+                    default = msgspec.json.encode(field.pop("default")).decode()
+                    said = f"Optional: the server takes {default} when it is left out."
+                    field["description"] = f"{field.get('description', '')} {said}".lstrip()
             components[name] = schema
-    for path in (document.paths or {}).values():
-        for operation in (path.post, path.put, path.patch):
-            if operation is not None and operation.request_body is not None:
-                responses = operation.responses if operation.responses is not None else {}
-                responses.setdefault("415", _UNSUPPORTED)
-                operation.responses = responses

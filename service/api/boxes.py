@@ -15,10 +15,11 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 from msgspec import UNSET, UnsetType
 
 from service import codes
+from service.api import problems
 from service.api.deps import BEARER, Services, optional_player
 from service.api.idempotency import respond_once
-from service.api.problems import documented, problem, resubmitted
-from service.api.schemas import MovesIn, RulesOut, RunResult, move_in, rules_out, run_result
+from service.api.problems import documented, resubmitted
+from service.api.schemas import MovesIn, RulesOut, StoredRunResult, move_in, rules_out, run_result
 from service.api.tables import held_tables
 from service.rules.analysis import report
 from service.rules.ruleset import Roll, Rules
@@ -80,7 +81,7 @@ class Versus(msgspec.Struct, frozen=True):
     outcome: Literal["win", "tie", "loss"]
 
 
-class BoxRunResult(RunResult, frozen=True, omit_defaults=True):
+class BoxRunResult(StoredRunResult, frozen=True, kw_only=True, omit_defaults=True):
     versus: Versus | UnsetType = UNSET
 
 
@@ -96,16 +97,16 @@ def parse_code(text: str) -> str:
     try:
         return codes.parse(text)
     except codes.MistypedCode as error:
-        raise problem(400, "mistyped-code", str(error), title="The box code was mistyped") from None
+        raise problems.MISTYPED_CODE(str(error)) from None
     except codes.MalformedCode as error:
-        raise problem(400, "invalid-code", str(error), title="That is not a box code") from None
+        raise problems.INVALID_CODE(str(error)) from None
 
 
 async def find_box(database: Database, text: str) -> Box:
     code = parse_code(text)
     found = await boxes.box(database, code)
     if found is None:
-        raise problem(404, "unknown-box", f"There is no box {codes.display(code)}.")
+        raise problems.UNKNOWN_BOX(f"There is no box {codes.display(code)}.")
     return found
 
 
@@ -132,7 +133,7 @@ class BoxesController(Controller):
             "share. The owner plays it like anyone else. Honours Idempotency-Key."
         ),
         security=BEARER,
-        responses=documented(401),
+        responses=documented(problems.CREATING, problems.AUTHENTICATED),
         status_code=201,
     )
     async def create(
@@ -176,7 +177,7 @@ class BoxesController(Controller):
             "whatever mode it names. A code whose check symbol fails is 400 (mistyped); an "
             "unknown code is 404."
         ),
-        responses=documented(401, 404),
+        responses=documented(problems.INVALID_REQUEST, problems.BOX_CODE, problems.AUTHENTICATED),
     )
     async def get_box(
         self,
@@ -217,7 +218,17 @@ class BoxesController(Controller):
             "Idempotency-Key."
         ),
         security=BEARER,
-        responses={**documented(401, 404, 409, 422), 200: resubmitted(BoxRunResult)},
+        responses={
+            **documented(
+                problems.CREATING,
+                problems.AUTHENTICATED,
+                problems.BOX_CODE,
+                problems.ALREADY_PLAYED,
+                problems.ILLEGAL_RUN,
+                problems.SOLVER_BUSY,
+            ),
+            200: resubmitted(BoxRunResult),
+        },
         status_code=201,
     )
     async def submit(
@@ -262,11 +273,10 @@ class BoxesController(Controller):
             try:
                 accepted = await boxes.submit(database, new_run, respond)
             except AlreadyPlayed as played:
-                raise problem(
-                    409, "already-played",
+                raise problems.ALREADY_PLAYED(
                     f"You already played box {codes.display(found.code)}; your run stands.",
-                    official_run_id=str(played.official_id),
-                ) from None  # fmt: skip
+                    problems.AlreadyPlayedMembers(official_run_id=str(played.official_id)),
+                ) from None
             return (201 if accepted.created else 200), accepted.body
 
         return await respond_once(request, services, f"player:{player.id}", produce)  # type: ignore[return-value]
@@ -277,7 +287,7 @@ class BoxesController(Controller):
         summary="Everyone's result on a box, best first",
         description="For the owner and for players who have played the box; otherwise 403.",
         security=BEARER,
-        responses=documented(401, 403, 404),
+        responses=documented(problems.BOX_CODE, problems.RESULTS_HIDDEN, problems.AUTHENTICATED),
     )
     async def results(
         self,
@@ -290,10 +300,9 @@ class BoxesController(Controller):
             player.id != found.owner_id
             and await boxes.run_of(services.pool, found.code, player.id) is None
         ):
-            raise problem(
-                403, "results-hidden",
+            raise problems.RESULTS_HIDDEN(
                 "The results of a box are shown to its owner and to those who have played it.",
-            )  # fmt: skip
+            )
         return [
             BoxResult(
                 name=r["name"],

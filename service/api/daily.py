@@ -28,13 +28,16 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 from litestar.response.base import ASGIResponse
 from litestar.types import ASGIApp, Receive, Scope, Send
 
+from service.api import problems
 from service.api.deps import BEARER, Services, optional_player
 from service.api.idempotency import respond_once
-from service.api.problems import documented, not_modified, problem, resubmitted
+from service.api.problems import documented, not_modified, resubmitted
 from service.api.schemas import (
     DailyRunResult,
     MovesIn,
+    OfficialRunResult,
     RulesOut,
+    RunResult,
     move_in,
     rules_out,
 )
@@ -112,22 +115,16 @@ def parse_date(text: str) -> date:
     """A path's date, or 400 saying why it is not one (without repeating the text)."""
     day = _calendar_date(text)
     if day is None:
-        raise problem(
-            400, "invalid-date", "That is not a calendar date; use YYYY-MM-DD, e.g. 2026-11-29."
-        )
+        raise problems.INVALID_DATE("That is not a calendar date; use YYYY-MM-DD, e.g. 2026-11-29.")
     return day
 
 
 def check_begun(day: date, settings: Settings, now: datetime) -> None:
     """404 for a date before launch or not begun anywhere on Earth."""
     if day < settings.launch_date:
-        raise problem(
-            404, "unknown-date", f"The Daily Dice began on {settings.launch_date.isoformat()}."
-        )
+        raise problems.UNKNOWN_DATE(f"The Daily Dice began on {settings.launch_date.isoformat()}.")
     if not has_begun(day, now):
-        raise problem(
-            404, "unknown-date", f"{day.isoformat()} has not begun anywhere on Earth yet."
-        )
+        raise problems.UNKNOWN_DATE(f"{day.isoformat()} has not begun anywhere on Earth yet.")
 
 
 async def _daily_answer(services: Services, when: date, now: datetime) -> tuple[bytes, str]:
@@ -148,11 +145,11 @@ async def official_run(services: Services, player: PlayerRow, when: date) -> Dai
     """The player's official run of a date, or 404."""
     stored = await services.daily.official(player.id, when)
     if stored is None:
-        raise problem(404, "no-official-run", f"You have no official run of {when.isoformat()}.")
+        raise problems.NO_OFFICIAL_RUN(f"You have no official run of {when.isoformat()}.")
     return stored
 
 
-def share_text(day: date, result: DailyRunResult) -> str:
+def share_text(day: date, result: RunResult) -> str:
     symbols = "".join(SYMBOLS[m.label] if m.chosen else UNPLAYABLE for m in result.analysis.moves)
     rolls = f"{result.rolls_used} roll{'s' if result.rolls_used != 1 else ''}"
     outcome = f"Shut the box in {rolls}!" if result.shut else f"Score {result.score} in {rolls}"
@@ -160,7 +157,6 @@ def share_text(day: date, result: DailyRunResult) -> str:
 
 
 _encoder = msgspec.json.Encoder()
-_result_decoder = msgspec.json.Decoder(DailyRunResult)
 
 
 def feed_response(answer: tuple[bytes, str], scope: Scope) -> ASGIResponse:
@@ -207,7 +203,7 @@ class DailyController(Controller):
             "(UTC+14). Cacheable: the dice of a date never change (ETag, Cache-Control)."
         ),
         responses={
-            **documented(404),
+            **documented(problems.DATE, problems.STORED),
             200: ResponseSpec(
                 data_container=DailyDice,
                 description="The dice of the date",
@@ -244,7 +240,17 @@ class DailyController(Controller):
             "after local midnight): 422. Honours Idempotency-Key."
         ),
         security=BEARER,
-        responses={**documented(401, 404, 409, 422), 200: resubmitted(DailyRunResult)},
+        responses={
+            **documented(
+                problems.CREATING,
+                problems.AUTHENTICATED,
+                problems.DATE,
+                problems.DATE_NOT_OPEN,
+                problems.ALREADY_PLAYED,
+                problems.ILLEGAL_RUN,
+            ),
+            200: resubmitted(DailyRunResult),
+        },
         status_code=201,
     )
     async def submit(
@@ -272,21 +278,21 @@ class DailyController(Controller):
             response = await respond_once(request, services, f"player:{player.id}", produce)
         except DateNotOpen:
             now = services.clock.now()
-            raise problem(
-                422, "date-not-open",
+            raise problems.DATE_NOT_OPEN(
                 f"{when.isoformat()} is not open for you: in {player.time_zone} it is "
                 f"{local_today(now, player.time_zone).isoformat()}, a date stays open until 15 "
                 "minutes after its local midnight, and a date that closed for you stays closed "
                 "after a change of time zone.",
-            ) from None  # fmt: skip
+            ) from None
         except AlreadyPlayed as played:
-            raise problem(
-                409, "already-played",
+            raise problems.ALREADY_PLAYED(
                 f"You already played {when.isoformat()}; your official run stands "
                 f"(GET /v1/daily/{when.isoformat()}/runs/me).",
-                official_run_id=str(played.official_id),
-                official_run=f"/v1/daily/{when.isoformat()}/runs/me",
-            ) from None  # fmt: skip
+                problems.AlreadyPlayedMembers(
+                    official_run_id=str(played.official_id),
+                    official_run=f"/v1/daily/{when.isoformat()}/runs/me",
+                ),
+            ) from None
         if any(in_key_transaction):
             # Stored in the key's transaction, committed by now: ranks count it from here.
             await services.histograms.forget([when])
@@ -297,14 +303,16 @@ class DailyController(Controller):
         operation_id="getMyDailyRun",
         summary="The player's official run of a date, with its rank as it stands now",
         security=BEARER,
-        responses=documented(401, 404),
+        responses=documented(
+            problems.INVALID_DATE, problems.NO_OFFICIAL_RUN, problems.AUTHENTICATED
+        ),
     )
     async def mine(
         self,
         player: NamedDependency[PlayerRow],
         services: NamedDependency[Services],
         day: DatePath,
-    ) -> DailyRunResult:
+    ) -> OfficialRunResult:
         when = parse_date(day)
         stored = await official_run(services, player, when)
         return await services.daily.shown_now(stored, services.clock.now())
@@ -317,7 +325,12 @@ class DailyController(Controller):
             "Visible to a player who has played that date, or to anyone once the date has "
             "closed everywhere on Earth; otherwise 403. Ties share a rank."
         ),
-        responses=documented(401, 403, 404),
+        responses=documented(
+            problems.INVALID_REQUEST,
+            problems.DATE,
+            problems.LEADERBOARD_HIDDEN,
+            problems.AUTHENTICATED,
+        ),
     )
     async def leaderboard(
         self,
@@ -332,11 +345,10 @@ class DailyController(Controller):
         if not has_closed_everywhere(when, now):
             viewer = await optional_player(request, services)
             if viewer is None or await services.daily.official(viewer.id, when) is None:
-                raise problem(
-                    403, "leaderboard-hidden",
+                raise problems.LEADERBOARD_HIDDEN(
                     f"The ranking of {when.isoformat()} is shown once you have played it, "
                     "or to everyone once the date has ended everywhere on Earth.",
-                )  # fmt: skip
+                )
         issued = await sequences.issue(
             services.pool,
             services.cache,
@@ -370,7 +382,9 @@ class DailyController(Controller):
         summary="A spoiler-free share text of the player's official run",
         description="Date, score (or a shut box), one symbol per roll; no tiles, no dice.",
         security=BEARER,
-        responses=documented(401, 404),
+        responses=documented(
+            problems.INVALID_DATE, problems.NO_OFFICIAL_RUN, problems.AUTHENTICATED
+        ),
     )
     async def share(
         self,
@@ -381,5 +395,5 @@ class DailyController(Controller):
         when = parse_date(day)
         stored = await official_run(services, player, when)
         return ShareText(
-            text=share_text(when, await services.daily.shown_now(stored, services.clock.now()))
+            text=share_text(when, await services.daily.replayed(stored, services.clock.now()))
         )

@@ -10,7 +10,7 @@ from litestar import Request
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 
-from service.api.problems import problem
+from service.api import problems
 from service.clock import Clock
 from service.daily import DailyRuns
 from service.settings import Settings
@@ -69,13 +69,12 @@ async def player_of(request: Request[Any, Any, Any], services: Services) -> Play
     scheme, _, token = header.partition(" ")
     challenge = {"WWW-Authenticate": "Bearer"}
     if scheme.lower() != "bearer" or not token.strip():
-        raise problem(
-            401, "unauthorized", "Send the player's token: Authorization: Bearer <token>.",
+        raise problems.UNAUTHORIZED("Send the player's token: Authorization: Bearer <token>.",
             headers=challenge,
         )  # fmt: skip
     player = await services.players_by_token(players.token_hash(token.strip()))
     if player is None:
-        raise problem(401, "unauthorized", "This token belongs to no player.", headers=challenge)
+        raise problems.UNAUTHORIZED("This token belongs to no player.", headers=challenge)
     return player
 
 

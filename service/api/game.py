@@ -13,8 +13,9 @@ from litestar.di import NamedDependency
 from litestar.params import FromQuery, JSONBody, QueryParameter
 from msgspec import Meta
 
+from service.api import problems
 from service.api.deps import Services
-from service.api.problems import documented, problem
+from service.api.problems import documented
 from service.api.schemas import DiceIn, Die, MovesIn, OpenIn, RunResult, move_in, run_result
 from service.api.tables import held_tables
 from service.rules.analysis import report
@@ -48,17 +49,27 @@ class Choice(msgspec.Struct, frozen=True):
     description: str
 
 
-class Variant(msgspec.Struct, frozen=True):
+class Variant(msgspec.Struct, frozen=True, kw_only=True):
     field: str
     default: Any
     description: str
-    choices: list[Choice] | None = None
-    minimum: int | None = None
-    maximum: int | None = None
+    choices: list[Choice] | None
+    minimum: int | None
+    maximum: int | None
+
+
+class StandardRules(msgspec.Struct, frozen=True):
+    """The standard rules, every field given."""
+
+    tiles: int
+    start: list[int] | None
+    one_die: OneDie
+    move_rule: MoveRule
+    scoring: Scoring
 
 
 class RulesCatalog(msgspec.Struct, frozen=True):
-    standard: Rules
+    standard: StandardRules
     fields: list[Variant]
 
 
@@ -68,26 +79,40 @@ def position(rules: Rules, tiles: list[int] | None) -> OpenTiles:
         return rules.start_position
     for tile in tiles:
         if tile > rules.tiles:
-            raise problem(
-                422, "not-a-tile", f"open: {tile} is not a tile of a {rules.tiles}-tile box"
-            )
+            raise problems.NOT_A_TILE(f"open: {tile} is not a tile of a {rules.tiles}-tile box")
     if len(set(tiles)) != len(tiles):
-        raise problem(422, "tile-repeated", "open: each tile may be listed only once")
+        raise problems.TILE_REPEATED("open: each tile may be listed only once")
     return mask_of(tiles)
 
 
 def _catalog() -> RulesCatalog:
-    def choices(field: str) -> list[Choice]:
-        return [Choice(value, text) for value, text in DESCRIPTIONS[field].items()]
+    def variant(
+        field: str,
+        description: str,
+        minimum: int | None = None,
+        maximum: int | None = None,
+    ) -> Variant:
+        choices = DESCRIPTIONS.get(field)
+        return Variant(
+            field=field,
+            default=getattr(standard, field),
+            description=description,
+            choices=[Choice(v, text) for v, text in choices.items()] if choices else None,
+            minimum=minimum,
+            maximum=maximum,
+        )
 
+    standard = Rules()
     return RulesCatalog(
-        standard=Rules(),
+        standard=StandardRules(
+            standard.tiles, None, standard.one_die, standard.move_rule, standard.scoring
+        ),
         fields=[
-            Variant("tiles", 9, "Tiles 1..N on the box.", minimum=2, maximum=12),
-            Variant("start", None, "Tiles open at the start (default: all), e.g. 4..9."),
-            Variant("one_die", "never", "When you may roll one die.", choices("one_die")),
-            Variant("move_rule", "any", "Which tiles a roll lets you close.", choices("move_rule")),
-            Variant("scoring", "sum", "How the open tiles score (lower wins).", choices("scoring")),
+            variant("tiles", "Tiles 1..N on the box.", minimum=2, maximum=12),
+            variant("start", "Tiles open at the start (default: all), e.g. 4..9."),
+            variant("one_die", "When you may roll one die."),
+            variant("move_rule", "Which tiles a roll lets you close."),
+            variant("scoring", "How the open tiles score (lower wins)."),
         ],
     )
 
@@ -110,7 +135,13 @@ class GameController(Controller):
             "(compared by their first 7 rolls), are 403 `dice-in-play`: their analysis comes "
             "with the player's own run."
         ),
-        responses=documented(403, 422, 429),
+        responses=documented(
+            problems.BODY,
+            problems.DICE_IN_PLAY,
+            problems.INVALID_DICE,
+            problems.ILLEGAL_RUN,
+            problems.SOLVED,
+        ),
         status_code=200,
     )
     async def analyze(
@@ -122,12 +153,10 @@ class GameController(Controller):
         rules = data.rules
         dice = check_dice(rules, data.dice)
         if await services.dice_in_play.refuses(dice, services.clock.now()):
-            raise problem(
-                403, "dice-in-play",
+            raise problems.DICE_IN_PLAY(
                 "These dice are in play (a Daily Dice date still open somewhere, or a Friend "
                 "Box): submit your run to see its analysis.",
-                title="These dice are in play",
-            )  # fmt: skip
+            )
         seed = "dice/" + "".join(f"{a}{b}" for a, b in dice)
         await held_tables(request, rules)
         return run_result(report(rules, dice, [move_in(m) for m in data.moves], seed), None)
@@ -141,16 +170,20 @@ class GameController(Controller):
             "shut chance, then expected score. Without it, where one die is allowed: whether "
             "to roll one die or two."
         ),
-        responses=documented(422, 429),
+        responses=documented(
+            problems.BODY,
+            problems.NOT_A_TILE,
+            problems.TILE_REPEATED,
+            problems.ONE_DIE_NOT_ALLOWED,
+            problems.SOLVED,
+        ),
         status_code=200,
     )
     async def hint(self, request: Request[Any, Any, Any], data: JSONBody[HintRequest]) -> Hint:
         rules = data.rules
         open_tiles = position(rules, data.open)
         if data.roll is not None and len(data.roll) == 1 and not rules.one_die_allowed(open_tiles):
-            raise problem(
-                422, "one-die-not-allowed", "roll: one die is not allowed here; send both dice"
-            )
+            raise problems.ONE_DIE_NOT_ALLOWED("roll: one die is not allowed here; send both dice")
         roll = tuple(data.roll) if data.roll is not None else None
         await held_tables(request, rules)
         return hint(rules, open_tiles, roll)
@@ -163,7 +196,9 @@ class GameController(Controller):
             "Expected score under the expected-score optimum, the best shut chance, the hint "
             "policy's figures and the final-score distribution (probabilities as fractions)."
         ),
-        responses=documented(422, 429),
+        responses=documented(
+            problems.INVALID_REQUEST, problems.NOT_A_TILE, problems.TILE_REPEATED, problems.SOLVED
+        ),
         cache_control=None,
     )
     async def solution(
@@ -184,7 +219,7 @@ class GameController(Controller):
         rules = Rules(tiles=tiles, one_die=one_die, move_rule=move_rule, scoring=scoring)
         tiles_open = [int(t) for t in open.split(",")] if open else None
         if tiles_open is not None and 0 in tiles_open:
-            raise problem(422, "not-a-tile", "open: 0 is not a tile")
+            raise problems.NOT_A_TILE("open: 0 is not a tile")
         open_tiles = position(rules, tiles_open)
         await held_tables(request, rules)
         return solution(rules, open_tiles)

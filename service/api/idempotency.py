@@ -8,8 +8,8 @@ from typing import Any, Final, NamedTuple
 import msgspec
 from litestar import Request, Response
 
+from service.api import problems
 from service.api.deps import Services
-from service.api.problems import problem
 from service.store import idempotency
 from service.store.db import Connection
 
@@ -47,9 +47,7 @@ async def answer_once(
         status, body = await produce(None)
         return Answer(status, body, replayed=False)
     if not 1 <= len(key) <= 255 or not key.isprintable():
-        raise problem(
-            400, "invalid-idempotency-key", "Idempotency-Key: 1 to 255 printable characters"
-        )
+        raise problems.INVALID_IDEMPOTENCY_KEY("Idempotency-Key: 1 to 255 printable characters")
     digest = idempotency.request_digest(
         request.method, request.url.path, canonical(await request.body())
     )
@@ -58,10 +56,9 @@ async def answer_once(
             services.pool, services.clock.now(), scope, key, digest, produce
         )
     except idempotency.KeyReused:
-        raise problem(
-            422, "idempotency-key-reused",
+        raise problems.IDEMPOTENCY_KEY_REUSED(
             "This Idempotency-Key was used with another request; use a new key for a new request.",
-        ) from None  # fmt: skip
+        ) from None
     return Answer(status, body, replayed)
 
 

@@ -18,9 +18,10 @@ from litestar.params import JSONBody, QueryParameter
 from msgspec import UNSET, Meta, UnsetType
 
 from service import codes
+from service.api import problems
 from service.api.deps import BEARER, Services
 from service.api.idempotency import answer_once
-from service.api.problems import documented, problem
+from service.api.problems import documented
 from service.api.schemas import Streak, streak_out
 from service.calendar import local_today, open_dates
 from service.store import daily, players
@@ -123,10 +124,9 @@ def _zones() -> frozenset[str]:
 
 def checked_time_zone(time_zone: str) -> str:
     if time_zone not in _zones():
-        raise problem(
-            422, "unknown-time-zone",
+        raise problems.UNKNOWN_TIME_ZONE(
             "time_zone: not an IANA time zone of a place (for example Europe/Oslo or UTC)",
-        )  # fmt: skip
+        )
     return time_zone
 
 
@@ -137,23 +137,20 @@ def checked_name(name: str | None) -> str | None:
         return None
     cleaned = unicodedata.normalize("NFC", name).strip()
     if any(c in BLANKS or unicodedata.category(c) in _INVISIBLE for c in cleaned):
-        raise problem(422, "invalid-name", "name: control and invisible characters are not allowed")
+        raise problems.INVALID_NAME("name: control and invisible characters are not allowed")
     if not 1 <= len(cleaned) <= NAME_MAX:
-        raise problem(422, "invalid-name", f"name: 1 to {NAME_MAX} characters, please")
+        raise problems.INVALID_NAME(f"name: 1 to {NAME_MAX} characters, please")
     if all(unicodedata.category(c) in _SHOWS_NOTHING for c in cleaned):
-        raise problem(
-            422, "invalid-name", "name: it shows nothing; use letters, digits or symbols"
-        )  # fmt: skip
+        raise problems.INVALID_NAME("name: it shows nothing; use letters, digits or symbols")
     return cleaned
 
 
 def checked_token(token: str | None) -> str | None:
     """A client's own token, refused when it is plainly not random."""
     if token is not None and len(set(token)) < TOKEN_DISTINCT_MIN:
-        raise problem(
-            422, "weak-token",
+        raise problems.WEAK_TOKEN(
             "token: generate it from 32 random bytes (URL-safe base64); this one is guessable.",
-        )  # fmt: skip
+        )
     return token
 
 
@@ -198,7 +195,14 @@ class PlayersController(Controller):
             "address (429)."
         ),
         responses={
-            **documented(409, 422, 429),
+            **documented(
+                problems.CREATING,
+                problems.UNKNOWN_TIME_ZONE,
+                problems.INVALID_NAME,
+                problems.WEAK_TOKEN,
+                problems.TOKEN_NOT_KEPT,
+                problems.LIMITED,
+            ),
             200: ResponseSpec(
                 data_container=CreatedPlayer,
                 description="The token already belongs to a player: that player",
@@ -230,12 +234,11 @@ class PlayersController(Controller):
 
         status, body, replayed = await answer_once(request, services, scope, produce)
         if replayed and own_token is None:
-            raise problem(
-                409, "token-not-kept",
+            raise problems.TOKEN_NOT_KEPT(
                 "This Idempotency-Key created a player whose token was shown once and is not "
                 "kept. Create a player with a new key; send a token of your own to make "
                 "creation safe to retry.",
-            )  # fmt: skip
+            )
         return Response(player_created(_identity.decode(body), token), status_code=status)
 
     @get(
@@ -243,7 +246,7 @@ class PlayersController(Controller):
         operation_id="getMe",
         summary="The player behind the token, with their streak",
         security=BEARER,
-        responses=documented(401),
+        responses=documented(problems.AUTHENTICATED),
     )
     async def me(
         self,
@@ -264,7 +267,13 @@ class PlayersController(Controller):
             "for the player stays closed after a change."
         ),
         security=BEARER,
-        responses=documented(401, 409, 422),
+        responses=documented(
+            problems.BODY,
+            problems.AUTHENTICATED,
+            problems.UNKNOWN_TIME_ZONE,
+            problems.INVALID_NAME,
+            problems.TIME_ZONE_CHANGE_TOO_SOON,
+        ),
     )
     async def update(
         self,
@@ -289,12 +298,11 @@ class PlayersController(Controller):
             )
         except players.TimeZoneChangeTooSoon as soon:
             possible_at = soon.possible_at.astimezone(UTC)
-            raise problem(
-                409, "time-zone-change-too-soon",
+            raise problems.TIME_ZONE_CHANGE_TOO_SOON(
                 "Your time zone changed less than 24 hours ago; it can change again from "
                 f"{possible_at:%Y-%m-%d %H:%M} UTC.",
-                possible_at=possible_at.isoformat(),
-            ) from None  # fmt: skip
+                problems.TimeZoneMembers(possible_at=possible_at),
+            ) from None
         return player_out(row)
 
     @post(
@@ -308,7 +316,7 @@ class PlayersController(Controller):
             "/v1/players/claim."
         ),
         security=BEARER,
-        responses=documented(401, 429),
+        responses=documented(problems.AUTHENTICATED),
         status_code=201,
     )
     async def offer_transfer(
@@ -333,7 +341,15 @@ class PlayersController(Controller):
             "symbol fails is 400; an unknown, expired or spent code 404. Attempts are "
             "limited per client address (429)."
         ),
-        responses=documented(404, 409, 422, 429),
+        responses=documented(
+            problems.BODY,
+            problems.MISTYPED_CODE,
+            problems.INVALID_CODE,
+            problems.WEAK_TOKEN,
+            problems.TOKEN_TAKEN,
+            problems.UNKNOWN_TRANSFER_CODE,
+            problems.LIMITED,
+        ),
         status_code=200,
     )
     async def claim(
@@ -345,23 +361,22 @@ class PlayersController(Controller):
         try:
             code = codes.parse(data.code, codes.TRANSFER_LENGTH, what)
         except codes.MistypedCode as error:
-            raise problem(400, "mistyped-code", str(error), title="The code was mistyped") from None
+            raise problems.MISTYPED_CODE(str(error)) from None
         except codes.MalformedCode as error:
-            raise problem(400, "invalid-code", str(error), title="That is not a code") from None
+            raise problems.INVALID_CODE(str(error)) from None
         token = checked_token(data.token) or players.new_token()
         try:
             row = await players.claim(services.pool, code, token, services.clock.now())
         except asyncpg.UniqueViolationError:
-            raise problem(
-                409, "token-taken", "token: this token belongs to another player; make a new one."
+            raise problems.TOKEN_TAKEN(
+                "token: this token belongs to another player; make a new one."
             ) from None
         if row is None:
-            raise problem(
-                404, "unknown-transfer-code",
+            raise problems.UNKNOWN_TRANSFER_CODE(
                 "No live transfer code is "
                 f"{codes.display(code)}: it may have expired (15 minutes) or been used. "
                 "Ask the old device for a new one.",
-            )  # fmt: skip
+            )
         return player_created(Identity(id=row.id, name=row.name, time_zone=row.time_zone), token)
 
     @get(
@@ -373,7 +388,7 @@ class PlayersController(Controller):
             "next date is still open to the player; `best` is the longest ever."
         ),
         security=BEARER,
-        responses=documented(401),
+        responses=documented(problems.AUTHENTICATED),
     )
     async def streak(
         self,
@@ -388,7 +403,7 @@ class PlayersController(Controller):
         summary="The player's official daily runs, newest first, with their ranks now",
         description="Page back with `before` set to the oldest date of the previous page.",
         security=BEARER,
-        responses=documented(401),
+        responses=documented(problems.INVALID_REQUEST, problems.AUTHENTICATED),
     )
     async def history(
         self,

@@ -1,9 +1,18 @@
-"""Every error a client can hit, as RFC 9457 problem details with a stable ``type``."""
+"""Every error a client can hit, as RFC 9457 problem details with a stable ``type``.
+
+One registry: each problem type has its status, its title and the members it adds to
+the four standard ones, so the handlers that raise it and the OpenAPI document that
+describes it can't disagree. A handler raises ``ALREADY_PLAYED(detail, members)``; an
+operation documents what it can answer with ``documented(ALREADY_PLAYED, ...)``.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Final
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Annotated, Any, Final, Literal, Union
 
 import msgspec
 from litestar import Request, Response
@@ -15,6 +24,7 @@ from litestar.plugins.problem_details import (
     ProblemDetailsPlugin,
 )
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+from msgspec import UNSET, Meta, UnsetType
 
 from service.logs import ClientClosedRequest
 from service.rules.dice import InvalidDice
@@ -26,42 +36,222 @@ log = logging.getLogger("shutbox.errors")
 
 TYPE_PREFIX: Final = "/problems/"
 DATABASE_RETRY_AFTER: Final = "5"
+MEDIA_TYPE: Final = "application/problem+json"
 
-# Types of the generic HTTP errors, by status; each has a title a client can show.
-_BY_STATUS: Final[dict[int, tuple[str, str]]] = {
-    400: ("invalid-request", "The request is malformed"),
-    401: ("unauthorized", "A valid bearer token is required"),
-    403: ("forbidden", "Not visible to you yet"),
-    404: ("not-found", "No such resource"),
-    405: ("method-not-allowed", "Method not allowed"),
-    409: ("conflict", "Conflicts with stored state"),
-    413: ("body-too-large", "The request body is too large"),
-    415: ("unsupported-media-type", "The request body must be JSON"),
-    422: ("rules-violation", "The request breaks the game's rules"),
-    429: ("rate-limited", "Too many requests"),
-    499: ("client-closed-request", "Client closed request"),
-    503: ("unavailable", "A dependency is unavailable"),
-}
+Tiles = list[int]
 
 
-def problem(
-    status: int,
-    slug: str,
-    detail: str,
-    *,
-    title: str | None = None,
-    headers: dict[str, str] | None = None,
-    **extra: Any,
-) -> ProblemDetailsException:
-    """A problem to raise from a handler: ``/problems/<slug>`` is its stable type."""
-    return ProblemDetailsException(
-        status_code=status,
-        type_=TYPE_PREFIX + slug,
-        title=title or _BY_STATUS.get(status, ("", "Error"))[1],
-        detail=detail,
-        headers=headers,
-        extra=extra or None,
+# The members some problems add to type, title, status and detail.
+
+
+class MoveMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Where a submitted run stopped being a legal turn."""
+
+    move_index: Annotated[int, Meta(ge=0, description="The first offending move, 0-based.")]
+    reason: Annotated[str, Meta(description="Why that move is not legal, for a person.")]
+    dice_used: Annotated[int, Meta(ge=1, le=2, description="The dice the move rolled: 1 or 2.")]
+    roll: Annotated[Tiles, Meta(description="The roll the move was played on, [d1, d2].")] | (
+        UnsetType
+    ) = UNSET
+
+
+class MoveWithOptionsMembers(MoveMembers, kw_only=True, omit_defaults=True):
+    """A roll that could still be played: the sets of tiles it could have closed."""
+
+    possible: Annotated[list[Tiles], Meta(description="The sets of tiles the roll could close.")]
+
+
+class TileMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A bad tile, in a submitted run (with the move) or in a position (without)."""
+
+    move_index: int | UnsetType = UNSET
+    reason: str | UnsetType = UNSET
+    dice_used: int | UnsetType = UNSET
+    roll: Tiles | UnsetType = UNSET
+
+
+class AlreadyPlayedMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
+    official_run_id: Annotated[str, Meta(description="The id of the run that stands.")]
+    official_run: (
+        Annotated[str, Meta(description="Where to read the official run (Daily Dice).")] | UnsetType
+    ) = UNSET
+
+
+class TimeZoneMembers(msgspec.Struct, kw_only=True):
+    possible_at: Annotated[datetime, Meta(description="When the time zone may change again.")]
+
+
+_literal: Any = Literal  # a Literal of values known only at run time
+
+
+@dataclass(frozen=True)
+class ProblemType:
+    """One kind of problem: ``/problems/<slug>`` with its status, title and members."""
+
+    slug: str
+    status: int
+    title: str
+    members: type[msgspec.Struct] | None = None
+    schema: type[msgspec.Struct] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        name = "".join(part.title() for part in self.slug.split("-")) + "Problem"
+        schema = msgspec.defstruct(
+            name,
+            [
+                ("type", _literal[self.uri]),
+                ("title", str),
+                ("status", _literal[self.status]),
+                ("detail", Annotated[str, Meta(description="What happened, for a person.")]),
+            ],
+            bases=(self.members,) if self.members is not None else None,
+            kw_only=True,
+        )
+        schema.__doc__ = f"{self.title} ({self.uri})."
+        object.__setattr__(self, "schema", schema)
+
+    @property
+    def uri(self) -> str:
+        return TYPE_PREFIX + self.slug
+
+    def __call__(
+        self,
+        detail: str,
+        members: msgspec.Struct | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+    ) -> ProblemDetailsException:
+        """The exception to raise: this problem with a detail a person can act on."""
+        if members is not None and type(members) is not self.members:
+            raise TypeError(f"{self.slug} takes {self.members}, not {type(members)}")
+        return ProblemDetailsException(
+            status_code=self.status,
+            type_=self.uri,
+            title=self.title,
+            detail=detail,
+            headers=headers,
+            extra=msgspec.to_builtins(members) if members is not None else None,
+        )
+
+
+PROBLEMS: Final[dict[str, ProblemType]] = {}
+
+
+def _register(
+    slug: str, status: int, title: str, members: type[msgspec.Struct] | None = None
+) -> ProblemType:
+    assert slug not in PROBLEMS, slug
+    PROBLEMS[slug] = kind = ProblemType(slug, status, title, members)
+    return kind
+
+
+# Any request.
+INVALID_REQUEST = _register("invalid-request", 400, "The request is malformed")
+UNAUTHORIZED = _register("unauthorized", 401, "A valid bearer token is required")
+FORBIDDEN = _register("forbidden", 403, "Not visible to you yet")
+NOT_FOUND = _register("not-found", 404, "No such resource")
+METHOD_NOT_ALLOWED = _register("method-not-allowed", 405, "Method not allowed")
+CONFLICT = _register("conflict", 409, "Conflicts with stored state")
+BODY_TOO_LARGE = _register("body-too-large", 413, "The request body is too large")
+UNSUPPORTED_MEDIA_TYPE = _register("unsupported-media-type", 415, "The request body must be JSON")
+RULES_VIOLATION = _register("rules-violation", 422, "The request breaks the game's rules")
+RATE_LIMITED = _register("rate-limited", 429, "Too many requests")
+CLIENT_CLOSED_REQUEST = _register("client-closed-request", 499, "Client closed request")
+INTERNAL_ERROR = _register("internal-error", 500, "Server error")
+UNAVAILABLE_DEPENDENCY = _register("unavailable", 503, "A dependency is unavailable")
+DATABASE_UNAVAILABLE = _register("database-unavailable", 503, "The database is unavailable")
+DATABASE_TIMEOUT = _register("database-timeout", 503, "The database timed out")
+SOLVER_BUSY = _register("solver-busy", 503, "The solver is busy")
+INVALID_IDEMPOTENCY_KEY = _register("invalid-idempotency-key", 400, "Invalid Idempotency-Key")
+IDEMPOTENCY_KEY_REUSED = _register(
+    "idempotency-key-reused", 422, "The Idempotency-Key was used with another request"
+)
+
+# Players.
+UNKNOWN_TIME_ZONE = _register("unknown-time-zone", 422, "Unknown time zone")
+INVALID_NAME = _register("invalid-name", 422, "The name shows nothing")
+WEAK_TOKEN = _register("weak-token", 422, "The token is not random enough")
+TOKEN_NOT_KEPT = _register("token-not-kept", 409, "The token was shown once and is not kept")
+TOKEN_TAKEN = _register("token-taken", 409, "The token belongs to another player")
+TIME_ZONE_CHANGE_TOO_SOON = _register(
+    "time-zone-change-too-soon",
+    409,
+    "The time zone changed less than 24 hours ago",
+    TimeZoneMembers,
+)
+MISTYPED_CODE = _register("mistyped-code", 400, "The code was mistyped")
+INVALID_CODE = _register("invalid-code", 400, "That is not a code")
+UNKNOWN_TRANSFER_CODE = _register("unknown-transfer-code", 404, "No such live transfer code")
+
+# Daily Dice and Friend Box.
+INVALID_DATE = _register("invalid-date", 400, "That is not a calendar date")
+UNKNOWN_DATE = _register("unknown-date", 404, "No Daily Dice for that date")
+DATE_NOT_OPEN = _register("date-not-open", 422, "The date is not open for you")
+ALREADY_PLAYED = _register("already-played", 409, "Already played", AlreadyPlayedMembers)
+NO_OFFICIAL_RUN = _register("no-official-run", 404, "No official run of that date")
+LEADERBOARD_HIDDEN = _register("leaderboard-hidden", 403, "The ranking is not shown yet")
+UNKNOWN_BOX = _register("unknown-box", 404, "No such box")
+RESULTS_HIDDEN = _register("results-hidden", 403, "The results of the box are not shown yet")
+
+# The game: dice, positions and runs.
+DICE_IN_PLAY = _register("dice-in-play", 403, "These dice are in play")
+INVALID_DICE = _register("invalid-dice", 422, "The dice do not fit the rules")
+_ILLEGAL_RUN: Final = "The run is not a legal turn"
+NOT_A_TILE = _register("not-a-tile", 422, "Not a tile of the box", TileMembers)
+TILE_REPEATED = _register("tile-repeated", 422, "A tile is listed twice", TileMembers)
+ONE_DIE_NOT_ALLOWED = _register("one-die-not-allowed", 422, "One die is not allowed", TileMembers)
+# A run's own causes, one per IllegalRun of the rules core (the three above as well).
+MALFORMED_MOVE = _register("malformed-move", 422, _ILLEGAL_RUN, MoveMembers)
+TILE_NOT_OPEN = _register("tile-not-open", 422, _ILLEGAL_RUN, MoveMembers)
+WRONG_TOTAL = _register("wrong-total", 422, _ILLEGAL_RUN, MoveMembers)
+MOVE_RULE_VIOLATION = _register("move-rule-violation", 422, _ILLEGAL_RUN, MoveMembers)
+MOVE_AFTER_END = _register("move-after-end", 422, _ILLEGAL_RUN, MoveMembers)
+PLAYABLE_ROLL_SKIPPED = _register(
+    "playable-roll-skipped", 422, _ILLEGAL_RUN, MoveWithOptionsMembers
+)
+RUN_ENDS_EARLY = _register("run-ends-early", 422, _ILLEGAL_RUN, MoveWithOptionsMembers)
+ILLEGAL_RUN: Final = (
+    NOT_A_TILE,
+    TILE_REPEATED,
+    ONE_DIE_NOT_ALLOWED,
+    MALFORMED_MOVE,
+    TILE_NOT_OPEN,
+    WRONG_TOTAL,
+    MOVE_RULE_VIOLATION,
+    MOVE_AFTER_END,
+    PLAYABLE_ROLL_SKIPPED,
+    RUN_ENDS_EARLY,
+)
+
+# What many operations can answer, to document with ``documented(...)``.
+BODY: Final = (INVALID_REQUEST, BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE)
+CREATING: Final = (*BODY, INVALID_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_REUSED)
+STORED: Final = (DATABASE_UNAVAILABLE, DATABASE_TIMEOUT)
+LIMITED: Final = (RATE_LIMITED, *STORED)
+AUTHENTICATED: Final = (UNAUTHORIZED, *LIMITED)
+SOLVED: Final = (SOLVER_BUSY, *LIMITED)
+DATE: Final = (INVALID_DATE, UNKNOWN_DATE)
+BOX_CODE: Final = (INVALID_REQUEST, MISTYPED_CODE, INVALID_CODE, UNKNOWN_BOX)
+
+# The problem of a generic HTTP error, by status.
+_BY_STATUS: Final = {
+    kind.status: kind
+    for kind in (
+        INVALID_REQUEST,
+        UNAUTHORIZED,
+        FORBIDDEN,
+        NOT_FOUND,
+        METHOD_NOT_ALLOWED,
+        CONFLICT,
+        BODY_TOO_LARGE,
+        UNSUPPORTED_MEDIA_TYPE,
+        RULES_VIOLATION,
+        RATE_LIMITED,
+        CLIENT_CLOSED_REQUEST,
+        INTERNAL_ERROR,
+        UNAVAILABLE_DEPENDENCY,
     )
+}
 
 
 def _validation_detail(exc: ValidationException) -> str:
@@ -78,40 +268,46 @@ def _validation_detail(exc: ValidationException) -> str:
 def from_http_exception(exc: HTTPException) -> ProblemDetailsException:
     if isinstance(exc, ProblemDetailsException):
         return exc
-    status = exc.status_code
-    slug, title = _BY_STATUS.get(status, ("error", "Error"))
     if isinstance(exc, ValidationException):
-        return problem(400, "invalid-request", _validation_detail(exc), headers=exc.headers)
+        return INVALID_REQUEST(_validation_detail(exc), headers=exc.headers)
+    status = exc.status_code
     if status >= 500:
         log.error("server error", exc_info=exc)
-        return problem(
-            status, "internal-error", "Something went wrong on our side.", title="Server error"
+        return INTERNAL_ERROR("Something went wrong on our side.")
+    kind = _BY_STATUS.get(status)
+    if kind is None:
+        return ProblemDetailsException(
+            status_code=status, type_=TYPE_PREFIX + "error", title="Error", detail=exc.detail
         )
-    detail = exc.detail if exc.detail and exc.detail != title else title
-    if status == 413:
+    detail = exc.detail if exc.detail and exc.detail != kind.title else kind.title
+    if kind is BODY_TOO_LARGE:
         detail = "The request body is larger than this service accepts."
-    return problem(status, slug, detail, title=title, headers=exc.headers)
+    return kind(detail, headers=exc.headers)
 
 
 def from_illegal_run(exc: IllegalRun) -> ProblemDetailsException:
-    extra: dict[str, Any] = {"move_index": exc.index, "reason": exc.reason, "dice_used": exc.dice}
-    if exc.roll is not None:
-        extra["roll"] = list(exc.roll)
+    kind = PROBLEMS[exc.code]
+    roll = list(exc.roll) if exc.roll is not None else UNSET
+    where: dict[str, Any] = {"move_index": exc.index, "reason": exc.reason, "dice_used": exc.dice}
     options = getattr(exc, "options", None)
-    if options is not None:
-        extra["possible"] = [list(tiles_of(o)) for o in options]
-    return problem(422, exc.code, exc.detail, title="The run is not a legal turn", **extra)
+    members: msgspec.Struct
+    if kind.members is MoveWithOptionsMembers and options is not None:
+        possible = [list(tiles_of(o)) for o in options]
+        members = MoveWithOptionsMembers(**where, roll=roll, possible=possible)
+    elif kind.members is TileMembers:
+        members = TileMembers(**where, roll=roll)
+    else:
+        members = MoveMembers(**where, roll=roll)
+    return kind(exc.detail, members)
 
 
 def from_invalid_dice(exc: InvalidDice) -> ProblemDetailsException:
-    return problem(422, "invalid-dice", str(exc), title="The dice do not fit the rules")
+    return INVALID_DICE(str(exc))
 
 
 def from_database_error(exc: Exception) -> ProblemDetailsException:
     log.error("database unavailable", extra={"error": repr(exc)})
-    return problem(
-        503,
-        "database-unavailable",
+    return DATABASE_UNAVAILABLE(
         "The database is unavailable; try again shortly.",
         headers={"Retry-After": DATABASE_RETRY_AFTER},
     )
@@ -119,18 +315,15 @@ def from_database_error(exc: Exception) -> ProblemDetailsException:
 
 def from_database_timeout(exc: Exception) -> ProblemDetailsException:
     log.error("database statement timed out", extra={"error": repr(exc)})
-    return problem(
-        503,
-        "database-timeout",
+    return DATABASE_TIMEOUT(
         "The database took too long to answer; try again shortly.",
-        title="The database timed out",
         headers={"Retry-After": DATABASE_RETRY_AFTER},
     )
 
 
 def from_client_closed(exc: ClientClosedRequest) -> ProblemDetailsException:
     """Nobody reads it: it only lets the access log and the metrics count a 499."""
-    return problem(499, "client-closed-request", "The client closed the connection mid-request.")
+    return CLIENT_CLOSED_REQUEST("The client closed the connection mid-request.")
 
 
 def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -154,39 +347,39 @@ def plugin() -> ProblemDetailsPlugin:
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
 
 
-class Problem(msgspec.Struct):
-    """RFC 9457 problem details (some problems add fields, e.g. ``move_index``)."""
-
-    type: str
-    title: str
-    status: int
-    detail: str
-
-
 _DESCRIPTIONS: Final = {
-    400: "Malformed request (problem details)",
-    401: "Missing or bad bearer token (problem details)",
-    403: "Not visible to this player yet (problem details)",
-    404: "Unknown resource (problem details)",
-    409: "Conflicts with stored state (problem details)",
-    413: "Request body too large (problem details)",
-    422: "Breaks the game's rules (problem details)",
-    429: "Rate limited, see Retry-After (problem details)",
-    503: "A dependency is down, see Retry-After (problem details)",
+    400: "Malformed request",
+    401: "Missing or bad bearer token",
+    403: "Not visible to this player yet",
+    404: "Unknown resource",
+    409: "Conflicts with stored state",
+    413: "Request body too large",
+    415: "The body is not sent as application/json",
+    422: "Breaks the game's rules",
+    429: "Rate limited: retry after the seconds in Retry-After",
+    503: "A dependency is down or busy: retry after the seconds in Retry-After",
 }
 
 
-def documented(*statuses: int) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the problems an operation can answer (400 and 503 always)."""
-    return {
-        status: ResponseSpec(
-            data_container=Problem,
-            description=_DESCRIPTIONS[status],
-            media_type="application/problem+json",
+def documented(*kinds: ProblemType | tuple[ProblemType, ...]) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the problems an operation can answer: per status, the union
+    of their schemas, told apart by ``type``."""
+    by_status: dict[int, list[type[msgspec.Struct]]] = defaultdict(list)
+    for entry in kinds:
+        for kind in entry if isinstance(entry, tuple) else (entry,):
+            if kind.schema not in by_status[kind.status]:
+                by_status[kind.status].append(kind.schema)
+    responses = {}
+    for status in sorted(by_status):
+        schemas = by_status[status]
+        names = ", ".join(f"`{s.__name__}`" for s in schemas)
+        responses[status] = ResponseSpec(
+            data_container=Union[tuple(schemas)] if len(schemas) > 1 else schemas[0],  # noqa: UP007
+            description=f"{_DESCRIPTIONS[status]} (problem details: {names})",
+            media_type=MEDIA_TYPE,
             generate_examples=False,
         )
-        for status in sorted({400, 503, *statuses})
-    }
+    return responses
 
 
 def resubmitted(result: type[msgspec.Struct]) -> ResponseSpec:

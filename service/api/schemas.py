@@ -6,7 +6,7 @@ from datetime import date, datetime
 from typing import Annotated, Literal
 
 import msgspec
-from msgspec import UNSET, Meta, UnsetType
+from msgspec import Meta
 
 from service.calendar import StreakRuns, current_streak
 from service.rules.analysis import Analysis, Report
@@ -29,9 +29,16 @@ class MoveObject(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_onl
     dice: Literal[1, 2] = 2
 
 
+class OneDieMove(msgspec.Struct, frozen=True):
+    """A move on one die: ``{"tiles": [4], "dice": 1}``."""
+
+    tiles: list[int]
+    dice: Literal[1]
+
+
 MoveIn = Annotated[list[TileIn], Meta(max_length=12)] | MoveObject
 MovesIn = Annotated[list[MoveIn], Meta(max_length=13, description="One move per played roll.")]
-MoveOut = list[int] | MoveObject
+MoveOut = list[int] | OneDieMove
 
 
 def move_in(raw: MoveIn) -> Move:
@@ -43,7 +50,7 @@ def move_in(raw: MoveIn) -> Move:
 def move_out(move: Move) -> MoveOut:
     """Two dice: the list of tiles; one die: ``{"dice": 1, "tiles": [...]}``."""
     if move.dice == 1:
-        return MoveObject(tiles=sorted(move.tiles), dice=1)
+        return OneDieMove(tiles=sorted(move.tiles), dice=1)
     return sorted(move.tiles)
 
 
@@ -100,7 +107,7 @@ class Computers(msgspec.Struct, frozen=True):
     hard: ComputerOut
 
 
-class RunResult(msgspec.Struct, frozen=True, omit_defaults=True):
+class RunResult(msgspec.Struct, frozen=True):
     """A verified run, measured against the exact solution for its dice."""
 
     sequence: str | None
@@ -113,8 +120,13 @@ class RunResult(msgspec.Struct, frozen=True, omit_defaults=True):
     shut: bool
     analysis: AnalysisOut
     computer: Computers
-    run_id: str | UnsetType = UNSET
-    official: bool | UnsetType = UNSET
+
+
+class StoredRunResult(RunResult, frozen=True, kw_only=True):
+    """A run kept by the service: a Daily Dice or Friend Box run."""
+
+    run_id: str
+    official: bool
 
 
 def _analysis_out(analysis: Analysis) -> AnalysisOut:
@@ -185,8 +197,15 @@ def streak_out(
     )
 
 
-class DailyRunResult(RunResult, frozen=True, omit_defaults=True):
-    """An official daily run: the run result, the streak after it and its rank."""
+class DailyRunResult(StoredRunResult, frozen=True, kw_only=True):
+    """An official daily run as submitted: the run result, the streak after it and its
+    rank as it stood then."""
 
-    streak: Streak | UnsetType = UNSET
-    rank: Rank | UnsetType = UNSET
+    streak: Streak
+    rank: Rank
+
+
+class OfficialRunResult(StoredRunResult, frozen=True, kw_only=True):
+    """A player's official daily run, with its rank as it stands now."""
+
+    rank: Rank

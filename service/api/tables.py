@@ -8,7 +8,7 @@ from typing import Any
 
 from litestar import Request
 
-from service.api.problems import problem
+from service.api import problems
 from service.ratelimit import RateLimiter
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED, Tables
@@ -30,16 +30,13 @@ async def held_tables(request: Request[Any, Any, Any], rules: Rules) -> Tables:
     try:
         return await solver.tables(rules, client)
     except SolverBusy as busy:
-        raise problem(
-            503, "solver-busy",
+        raise problems.SOLVER_BUSY(
             "Many rules variants are being solved right now; retry as Retry-After says.",
-            title="The solver is busy",
             headers={"Retry-After": str(busy.retry_after)},
-        ) from None  # fmt: skip
+        ) from None
     except TooManySolves as over:
-        raise problem(
-            429, "rate-limited",
+        raise problems.RATE_LIMITED(
             "This client asked for too many rules variants not solved yet; retry as "
             "Retry-After says (variants solved before are not limited so).",
             headers={"Retry-After": str(over.retry_after)},
-        ) from None  # fmt: skip
+        ) from None
