@@ -23,6 +23,7 @@ from service.api.boxes import BoxesController
 from service.api.daily import DailyController, daily_feed_middleware
 from service.api.deps import DEPENDENCIES, Services
 from service.api.game import GameController
+from service.api.headers import describe_headers
 from service.api.ops import OpsController
 from service.api.players import PlayersController
 from service.clock import Clock, SystemClock
@@ -165,4 +166,5 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         debug=False,
     )
     describe_request_bodies(app)
+    describe_headers(app)
     return app

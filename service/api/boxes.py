@@ -16,7 +16,7 @@ from msgspec import UNSET, UnsetType
 
 from service import codes
 from service.api import problems
-from service.api.deps import BEARER, Services, optional_player
+from service.api.deps import BEARER, MAYBE_BEARER, Services, optional_player
 from service.api.idempotency import respond_once
 from service.api.problems import documented, resubmitted
 from service.api.schemas import MovesIn, RulesOut, StoredRunResult, move_in, rules_out, run_result
@@ -177,6 +177,7 @@ class BoxesController(Controller):
             "whatever mode it names. A code whose check symbol fails is 400 (mistyped); an "
             "unknown code is 404."
         ),
+        security=MAYBE_BEARER,
         responses=documented(problems.INVALID_REQUEST, problems.BOX_CODE, problems.AUTHENTICATED),
     )
     async def get_box(

@@ -29,7 +29,7 @@ from litestar.response.base import ASGIResponse
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.api import problems
-from service.api.deps import BEARER, Services, optional_player
+from service.api.deps import BEARER, MAYBE_BEARER, Services, optional_player
 from service.api.idempotency import respond_once
 from service.api.problems import documented, not_modified, resubmitted
 from service.api.schemas import (
@@ -200,10 +200,11 @@ class DailyController(Controller):
         summary="The Daily Dice of a date",
         description=(
             "The same dice for everyone, from the moment the date begins somewhere on Earth "
-            "(UTC+14). Cacheable: the dice of a date never change (ETag, Cache-Control)."
+            "(UTC+14). Cacheable: the dice of a date never change (ETag, Cache-Control). "
+            "Not rate limited, but for a path that is not a date."
         ),
         responses={
-            **documented(problems.DATE, problems.STORED),
+            **documented(problems.DATE, problems.STORED, problems.RATE_LIMITED),
             200: ResponseSpec(
                 data_container=DailyDice,
                 description="The dice of the date",
@@ -325,6 +326,7 @@ class DailyController(Controller):
             "Visible to a player who has played that date, or to anyone once the date has "
             "closed everywhere on Earth; otherwise 403. Ties share a rank."
         ),
+        security=MAYBE_BEARER,
         responses=documented(
             problems.INVALID_REQUEST,
             problems.DATE,

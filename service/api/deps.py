@@ -84,4 +84,6 @@ DEPENDENCIES = {
 }
 
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
+# A token is optional: it lets the server show more (the target of a box, a leaderboard).
+MAYBE_BEARER: list[dict[str, list[str]]] = [{}, {"bearer": []}]
 """The security requirement of authenticated operations, for the OpenAPI document."""

@@ -7,6 +7,7 @@ from typing import Literal
 import msgspec
 from litestar import Controller, Response, get
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 
 from service.api.deps import Services
 from service.store.cache import RedisState
@@ -35,6 +36,13 @@ class OpsController(Controller):
         operation_id="readyz",
         summary="Ready to serve: the database answers (Redis is reported, not required)",
         description="503 when the database does not answer; Redis is optional: only reported.",
+        responses={
+            503: ResponseSpec(
+                data_container=Readiness,
+                description="Not ready: the database does not answer",
+                generate_examples=False,
+            )
+        },
     )
     async def readyz(self, services: NamedDependency[Services]) -> Response[Readiness]:
         pool, cache = services.pool, services.cache

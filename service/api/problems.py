@@ -29,7 +29,7 @@ from msgspec import UNSET, Meta, UnsetType
 from service.logs import ClientClosedRequest
 from service.rules.dice import InvalidDice
 from service.rules.errors import IllegalRun
-from service.rules.ruleset import tiles_of
+from service.rules.ruleset import Roll, tiles_of
 from service.store.db import TIMED_OUT, UNAVAILABLE
 
 log = logging.getLogger("shutbox.errors")
@@ -50,7 +50,7 @@ class MoveMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
     move_index: Annotated[int, Meta(ge=0, description="The first offending move, 0-based.")]
     reason: Annotated[str, Meta(description="Why that move is not legal, for a person.")]
     dice_used: Annotated[int, Meta(ge=1, le=2, description="The dice the move rolled: 1 or 2.")]
-    roll: Annotated[Tiles, Meta(description="The roll the move was played on, [d1, d2].")] | (
+    roll: Annotated[Roll, Meta(description="The roll the move was played on, [d1, d2].")] | (
         UnsetType
     ) = UNSET
 
@@ -67,7 +67,7 @@ class TileMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
     move_index: int | UnsetType = UNSET
     reason: str | UnsetType = UNSET
     dice_used: int | UnsetType = UNSET
-    roll: Tiles | UnsetType = UNSET
+    roll: Roll | UnsetType = UNSET
 
 
 class AlreadyPlayedMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -287,7 +287,7 @@ def from_http_exception(exc: HTTPException) -> ProblemDetailsException:
 
 def from_illegal_run(exc: IllegalRun) -> ProblemDetailsException:
     kind = PROBLEMS[exc.code]
-    roll = list(exc.roll) if exc.roll is not None else UNSET
+    roll = exc.roll if exc.roll is not None else UNSET
     where: dict[str, Any] = {"move_index": exc.index, "reason": exc.reason, "dice_used": exc.dice}
     options = getattr(exc, "options", None)
     members: msgspec.Struct

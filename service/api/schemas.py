@@ -126,7 +126,7 @@ class StoredRunResult(RunResult, frozen=True, kw_only=True):
     """A run kept by the service: a Daily Dice or Friend Box run."""
 
     run_id: str
-    official: bool
+    official: Literal[True]
 
 
 def _analysis_out(analysis: Analysis) -> AnalysisOut:

@@ -408,7 +408,7 @@ class Hint(msgspec.Struct, frozen=True, omit_defaults=True):
 
     best: tuple[int, ...] | None
     options: tuple[HintOption, ...]
-    dice_choice: DiceChoice | None = None
+    dice_choice: DiceChoice | msgspec.UnsetType = msgspec.UNSET
 
 
 def solution(rules: Rules, open_tiles: OpenTiles | None = None) -> Solution:

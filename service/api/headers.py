@@ -1,0 +1,71 @@
+"""The headers of the API, told in the OpenAPI document: what a client may send
+(``Idempotency-Key``, ``If-None-Match``) and what it gets (``Retry-After``, ``ETag``,
+``WWW-Authenticate``). Litestar has no place for them on a handler's responses, so they
+are added to the generated document, from what each operation answers."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from litestar import Litestar
+from litestar.openapi.spec import (
+    OpenAPIHeader,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Parameter,
+    Schema,
+)
+
+from service.api.problems import IDEMPOTENCY_KEY_REUSED
+
+_TEXT: Final = Schema(type=OpenAPIType.STRING)
+_SECONDS: Final = Schema(type=OpenAPIType.INTEGER, minimum=1)
+_RETRY_AFTER: Final = OpenAPIHeader(
+    schema=_SECONDS, description="Seconds to wait before trying again.", required=True
+)
+_CHALLENGE: Final = OpenAPIHeader(schema=_TEXT, description="`Bearer`.", required=True)
+_ETAG: Final = OpenAPIHeader(
+    schema=_TEXT, description="Send it back in If-None-Match: 304 while it holds.", required=True
+)
+_CACHE_CONTROL: Final = OpenAPIHeader(schema=_TEXT, description="How long to keep the answer.")
+
+
+def _sent(name: str, description: str) -> Parameter:
+    return Parameter(name=name, param_in="header", schema=_TEXT, description=description)
+
+
+def _creates(operation: Operation) -> bool:
+    """Whether the operation honours Idempotency-Key: it documents its reuse."""
+    response = (operation.responses or {}).get("422")
+    return response is not None and IDEMPOTENCY_KEY_REUSED.schema.__name__ in str(response)
+
+
+def describe_headers(app: Litestar) -> None:
+    for path, item in (app.openapi_schema.paths or {}).items():
+        for operation in (item.get, item.post, item.patch):
+            if operation is None:
+                continue
+            parameters = list(operation.parameters or [])
+            if _creates(operation):
+                parameters.append(
+                    _sent(
+                        "Idempotency-Key",
+                        "1 to 255 printable characters. The same key with the same body "
+                        "answers the first response again (24 hours); with another body, 422.",
+                    )
+                )
+            responses = {
+                status: response
+                for status, response in (operation.responses or {}).items()
+                if isinstance(response, OpenAPIResponse)
+            }
+            if "304" in responses:
+                parameters.append(_sent("If-None-Match", "The ETag of the answer held."))
+                responses["200"].headers = {"ETag": _ETAG, "Cache-Control": _CACHE_CONTROL}
+            operation.parameters = parameters or None
+            for status, response in responses.items():
+                if status in ("429", "503") and path.startswith("/v1/"):
+                    response.headers = {"Retry-After": _RETRY_AFTER}
+                if status == "401":
+                    response.headers = {"WWW-Authenticate": _CHALLENGE}
