@@ -1,0 +1,678 @@
+/**
+ * Every operation of openapi/openapi.json, called through the typed client the way a
+ * client developer writes it against the document. Compiled by `npm run check`
+ * (strict), never run.
+ *
+ * Answers and problem members are read without casts, `any` or suppressions: a
+ * problem is narrowed by its `type`, and a member the server always sends is read
+ * without optional chaining. So a line that stops compiling is a place where the
+ * document stopped telling the truth about the server (or the API broke a client),
+ * e.g. a problem type an operation answers but does not document, a member that is
+ * missing, a field the server always sends documented as optional.
+ */
+
+import {
+  createShutboxClient,
+  idempotencyKey,
+  newToken,
+  retryAfter,
+  type DailyRunResult,
+  type MethodOf,
+  type Move,
+  type ShutboxClient,
+} from "../src/index.js";
+import type { paths } from "../src/schema.js";
+
+type Step = (api: ShutboxClient) => Promise<void>;
+
+/**
+ * The operations this program calls, one entry per path and method of the document:
+ * an operation added to the document leaves this type unsatisfied until the program
+ * calls it too.
+ */
+type EveryOperation = { [P in keyof paths]: { [M in MethodOf<P>]: Step } };
+
+const DAY = "2026-11-29";
+const BOX = "7M3Q-K2ZD2";
+
+function show(...parts: unknown[]): void {
+  console.log(...parts);
+}
+
+/** Wait as long as a 429 or 503 asks (`Retry-After`), 1 s when it does not say. */
+async function backOff(response: Response): Promise<void> {
+  const seconds = retryAfter(response) ?? 1;
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+}
+
+// --- Operations -----------------------------------------------------------------------
+
+const healthz: Step = async (api) => {
+  const { data } = await api.GET("/healthz");
+  if (data) {
+    const status: "ok" = data.status;
+    show(status);
+  }
+};
+
+const readyz: Step = async (api) => {
+  const { data, error } = await api.GET("/readyz");
+  if (data) {
+    show(data.status, data.database, data.redis);
+  } else {
+    // 503: not ready (the database does not answer), with the same body.
+    const database: "up" | "down" = error.database;
+    show(error.status, database, error.redis);
+  }
+};
+
+const createPlayer: Step = async (api) => {
+  // The recommended way: the app makes the token; a retry with it finds the player.
+  // No `time_zone`: the server takes UTC.
+  const token = newToken();
+  const { data, error, response } = await api.POST("/v1/players", {
+    body: { token, name: "Ada" },
+    headers: { "Idempotency-Key": idempotencyKey() },
+  });
+  if (data) {
+    const again = response.status === 200; // the token already had a player
+    show(again, data.id, data.name ?? "(no name)", data.time_zone, data.token === token);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/weak-token":
+    case "/problems/invalid-name":
+    case "/problems/unknown-time-zone":
+      show("fix the request:", error.detail);
+      break;
+    case "/problems/token-not-kept":
+      show("create the player with a new Idempotency-Key:", error.detail);
+      break;
+    case "/problems/idempotency-key-reused":
+      show("a new request needs a new key:", error.detail);
+      break;
+    case "/problems/rate-limited":
+    case "/problems/database-unavailable":
+    case "/problems/database-timeout":
+      await backOff(response); // then retry with the same token and key
+      break;
+    default:
+      show(error.status, error.title, error.detail);
+  }
+};
+
+const getMe: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/players/me");
+  if (data) {
+    const current: number = data.streak.current;
+    show(data.id, data.name, data.time_zone, data.created_at, current, data.streak.best);
+    show(data.streak.last_played ?? "never played", data.streak.played_today);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/unauthorized":
+      show("sign in again:", response.headers.get("WWW-Authenticate"), error.detail);
+      break;
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const updateMe: Step = async (api) => {
+  const { data, error, response } = await api.PATCH("/v1/players/me", {
+    body: { time_zone: "Europe/Oslo", name: null },
+  });
+  if (data) {
+    show(data.time_zone, data.name, data.created_at);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/time-zone-change-too-soon": {
+      const possibleAt: string = error.possible_at;
+      show("the time zone can change again from", new Date(possibleAt).toLocaleString());
+      break;
+    }
+    case "/problems/unknown-time-zone":
+    case "/problems/invalid-name":
+      show(error.detail);
+      break;
+    case "/problems/unauthorized":
+      show("sign in again");
+      break;
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const getMyStreak: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/players/me/streak");
+  if (data) {
+    const best: number = data.best;
+    show(data.current, best, data.last_played, data.played_today);
+  } else if (error.type === "/problems/rate-limited") {
+    await backOff(response);
+  } else {
+    show(error.status, error.detail);
+  }
+};
+
+const getMyHistory: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/players/me/history", {
+    params: { query: { before: DAY, limit: 30 } },
+  });
+  if (data) {
+    for (const entry of data) {
+      const position: number = entry.rank.position;
+      show(entry.date, entry.score, entry.shut, position, entry.rank.players);
+    }
+    const older = data.at(-1)?.date; // the next page: dates before the last one
+    show("next page before", older);
+  } else if (error.type === "/problems/rate-limited") {
+    await backOff(response);
+  } else {
+    show(error.status, error.detail);
+  }
+};
+
+const offerTransfer: Step = async (api) => {
+  const { data, error, response } = await api.POST("/v1/players/me/transfer");
+  if (data) {
+    show("type this on the new device:", data.display_code, "until", data.expires_at, data.code);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/unauthorized":
+      show(error.detail);
+      break;
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const claimTransfer: Step = async (api) => {
+  // On the new device: its own token, so that a claim that lost its answer can retry.
+  const token = newToken();
+  const { data, error, response } = await api.POST("/v1/players/claim", {
+    body: { code: "7M3Q-K2ZD-PX4T9", token },
+  });
+  if (data) {
+    const sameToken: boolean = data.token === token;
+    show("welcome back", data.name, data.id, data.time_zone, sameToken);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/mistyped-code":
+    case "/problems/invalid-code":
+      show("check the code:", error.detail);
+      break;
+    case "/problems/unknown-transfer-code":
+      show("ask the old device for a new code");
+      break;
+    case "/problems/token-taken":
+    case "/problems/weak-token":
+      show("make a new token:", error.detail);
+      break;
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const getDailyDice: Step = async (api) => {
+  const etag = '"previous"';
+  const { data, error, response } = await api.GET("/v1/daily/{day}", {
+    params: { path: { day: DAY } },
+    headers: { "If-None-Match": etag },
+  });
+  if (response.status === 304) {
+    show("the dice held already are current");
+    return;
+  }
+  if (data) {
+    const first = data.dice[0];
+    show(data.date, data.sequence, data.rules.tiles, data.rules.one_die, first?.[0], first?.[1]);
+    show(response.headers.get("ETag"));
+    return;
+  }
+  switch (error.type) {
+    case "/problems/unknown-date":
+      show("no Daily Dice that day:", error.detail);
+      break;
+    case "/problems/invalid-date":
+      show(error.detail);
+      break;
+    case "/problems/database-unavailable":
+    case "/problems/database-timeout":
+      await backOff(response);
+      break;
+    default:
+      show("unexpected answer", response.status); // every documented problem is handled
+  }
+};
+
+/** A daily run's answer: score, rank and streak, and the analysis of each roll. */
+function showDailyResult(result: DailyRunResult): void {
+  const runId: string = result.run_id;
+  const position: number = result.rank.position;
+  const current: number = result.streak.current;
+  show(runId, result.score, result.shut, result.rolls_used, result.open);
+  show(`#${position} of ${result.rank.players} (${result.rank.percentile}%), streak ${current}`);
+  show(result.streak.best, result.streak.played_today, result.streak.last_played);
+  show(result.analysis.best_possible, result.analysis.total_cost);
+  for (const move of result.analysis.moves) {
+    show(move.index, move.roll.join(" + "), move.chosen, move.best, move.label, move.hindsight_cost);
+  }
+  show(result.computer.easy.score, result.computer.medium.score, result.computer.hard.score);
+}
+
+const submitDailyRun: Step = async (api) => {
+  const moves: Move[] = [[9], [8, 1], [7], [6, 2]];
+  const key = idempotencyKey(); // the same key for every retry of this run
+  const { data, error, response } = await api.POST("/v1/daily/{day}/runs", {
+    params: { path: { day: DAY } },
+    body: { moves },
+    headers: { "Idempotency-Key": key },
+  });
+  if (data) {
+    // 201: the official run; 200: the identical run again, the same answer.
+    show(response.status === 201 ? "official" : "sent before");
+    showDailyResult(data);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/malformed-move":
+    case "/problems/not-a-tile":
+    case "/problems/tile-repeated":
+    case "/problems/tile-not-open":
+    case "/problems/wrong-total":
+    case "/problems/move-rule-violation":
+    case "/problems/one-die-not-allowed":
+    case "/problems/move-after-end": {
+      // The first offending move, its roll and why, to show on that move.
+      const index: number | undefined = error.move_index;
+      const reason: string | undefined = error.reason;
+      const roll = error.roll;
+      show(`move ${index}`, roll ? `roll ${roll.join(" + ")}` : "no roll", reason);
+      show("dice used:", error.dice_used);
+      break;
+    }
+    case "/problems/playable-roll-skipped":
+    case "/problems/run-ends-early": {
+      const index: number = error.move_index;
+      const reason: string = error.reason;
+      const possible: number[][] = error.possible;
+      show(`move ${index}: ${reason}`, error.roll, possible.map((set) => set.join("+")));
+      break;
+    }
+    case "/problems/already-played": {
+      // The official run stands: show it instead.
+      const officialRunId: string = error.official_run_id;
+      show("already played; the official run is", officialRunId, "at", error.official_run);
+      const official = await api.GET("/v1/daily/{day}/runs/me", {
+        params: { path: { day: DAY } },
+      });
+      if (official.data) {
+        show(official.data.run_id === officialRunId, official.data.rank.position);
+      }
+      break;
+    }
+    case "/problems/date-not-open":
+      show("this date is closed for you:", error.detail);
+      break;
+    case "/problems/unknown-date":
+    case "/problems/invalid-date":
+      show(error.detail);
+      break;
+    case "/problems/idempotency-key-reused":
+      show("a new run needs a new Idempotency-Key");
+      break;
+    case "/problems/unauthorized":
+      show("sign in again");
+      break;
+    case "/problems/rate-limited":
+    case "/problems/database-unavailable":
+    case "/problems/database-timeout":
+      await backOff(response); // then retry with the same Idempotency-Key
+      break;
+    default:
+      show(error.status, error.title, error.detail);
+  }
+};
+
+const getMyDailyRun: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/daily/{day}/runs/me", {
+    params: { path: { day: DAY } },
+  });
+  if (data) {
+    const runId: string = data.run_id;
+    const position: number = data.rank.position; // the rank as it stands now
+    show(runId, data.score, position, data.rank.players, data.analysis.best_possible);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/no-official-run":
+      show("not played yet:", error.detail);
+      break;
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const getDailyLeaderboard: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/daily/{day}/leaderboard", {
+    params: { path: { day: DAY }, query: { limit: 10 } },
+  });
+  if (data) {
+    show(data.date, data.players, data.best_possible, data.mean ?? "-", data.shut_rate ?? "-");
+    const shut = data.histogram["0"] ?? 0;
+    show("shut the box:", shut);
+    for (const entry of data.top) {
+      show(entry.rank, entry.name ?? "anonymous", entry.score);
+    }
+    return;
+  }
+  switch (error.type) {
+    case "/problems/leaderboard-hidden":
+      show("play the date first:", error.detail);
+      break;
+    case "/problems/unknown-date":
+      show(error.detail);
+      break;
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const getDailyShareText: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/daily/{day}/share", {
+    params: { path: { day: DAY } },
+  });
+  if (data) {
+    const text: string = data.text;
+    show(text);
+  } else if (error.type === "/problems/no-official-run") {
+    show("nothing to share yet");
+  } else if (error.type === "/problems/rate-limited") {
+    await backOff(response);
+  } else {
+    show(error.detail);
+  }
+};
+
+const createBox: Step = async (api) => {
+  // A variant: ten tiles, the other rules standard.
+  const { data, error, response } = await api.POST("/v1/boxes", {
+    body: { rules: { tiles: 10 } },
+    headers: { "Idempotency-Key": idempotencyKey() },
+  });
+  if (data) {
+    show("share", data.display_code, data.code, data.rules.tiles, data.dice.length);
+    show(data.owner.name ?? "(no name)");
+    return;
+  }
+  switch (error.type) {
+    case "/problems/idempotency-key-reused":
+      show("a new box needs a new Idempotency-Key");
+      break;
+    case "/problems/unauthorized":
+      show("sign in again");
+      break;
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const getBox: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/boxes/{code}", {
+    params: { path: { code: BOX }, query: { mode: "target" } },
+  });
+  if (data) {
+    show(data.display_code, data.owner.name, data.players, data.rules.scoring, data.dice);
+    if (data.target) {
+      show("beat", data.target.score, "with", data.target.open, "open");
+    }
+    return;
+  }
+  switch (error.type) {
+    case "/problems/mistyped-code":
+      show("a symbol of the code is mistyped:", error.detail);
+      break;
+    case "/problems/invalid-code":
+    case "/problems/unknown-box":
+      show(error.detail);
+      break;
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const submitBoxRun: Step = async (api) => {
+  // No `mode`: blind, the server's default.
+  const { data, error, response } = await api.POST("/v1/boxes/{code}/runs", {
+    params: { path: { code: BOX } },
+    body: { moves: [[10], [9, 1], { dice: 1, tiles: [4] }] },
+    headers: { "Idempotency-Key": idempotencyKey() },
+  });
+  if (data) {
+    const runId: string = data.run_id;
+    show(runId, data.score, data.shut, data.sequence, data.analysis.total_cost);
+    if (data.versus) {
+      show(data.versus.outcome, "against the owner's", data.versus.owner_score);
+    }
+    return;
+  }
+  switch (error.type) {
+    case "/problems/already-played": {
+      const officialRunId: string = error.official_run_id;
+      show("your run of this box stands:", officialRunId);
+      break;
+    }
+    case "/problems/tile-not-open":
+    case "/problems/wrong-total":
+    case "/problems/move-after-end": {
+      const index: number = error.move_index;
+      show(`move ${index}: ${error.reason}`, error.roll);
+      break;
+    }
+    case "/problems/run-ends-early":
+      show(error.move_index, error.possible);
+      break;
+    case "/problems/unknown-box":
+    case "/problems/mistyped-code":
+      show(error.detail);
+      break;
+    case "/problems/solver-busy":
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const getBoxResults: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/boxes/{code}/results", {
+    params: { path: { code: BOX } },
+  });
+  if (data) {
+    for (const result of data) {
+      const mode: "blind" | "target" = result.mode;
+      show(result.name ?? "anonymous", result.score, result.shut, mode, result.submitted_at);
+    }
+    return;
+  }
+  switch (error.type) {
+    case "/problems/results-hidden":
+      show("play the box first:", error.detail);
+      break;
+    case "/problems/unknown-box":
+      show(error.detail);
+      break;
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const analyzeRun: Step = async (api) => {
+  // Dice of one's own (a Solo round); those of a live Daily Dice or a box are 403.
+  const { data, error, response } = await api.POST("/v1/analyze", {
+    body: {
+      dice: [[6, 3], [4, 4], [5, 2], [1, 1], [6, 6], [3, 2], [4, 1], [2, 2], [5, 5], [3, 3]],
+      moves: [[9], [8], [7], { tiles: [2] }],
+    },
+  });
+  if (data) {
+    show(data.score, data.analysis.best_possible, data.analysis.could_be_better);
+    for (const line of data.analysis.best_line) {
+      show(Array.isArray(line) ? line : line.tiles);
+    }
+    show(data.computer.hard.moves.length, data.sequence);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/dice-in-play":
+      show("submit the run first:", error.detail);
+      break;
+    case "/problems/tile-not-open":
+    case "/problems/wrong-total":
+    case "/problems/playable-roll-skipped":
+    case "/problems/run-ends-early": {
+      const index: number = error.move_index;
+      show(`move ${index}: ${error.reason}`);
+      break;
+    }
+    case "/problems/invalid-dice":
+      show(error.detail);
+      break;
+    case "/problems/solver-busy":
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const hint: Step = async (api) => {
+  const { data, error, response } = await api.POST("/v1/hint", {
+    body: { open: [1, 2, 3, 4, 5, 6, 7, 8, 9], roll: [3, 4] },
+  });
+  if (data) {
+    show("best:", data.best ?? "nothing to close");
+    for (const option of data.options) {
+      show(option.tiles, option.p_shut, option.expected_score);
+    }
+    if (data.dice_choice) {
+      show(data.dice_choice.best, data.dice_choice.one.p_shut, data.dice_choice.two.p_shut);
+    }
+    return;
+  }
+  switch (error.type) {
+    case "/problems/not-a-tile":
+    case "/problems/tile-repeated":
+    case "/problems/one-die-not-allowed":
+      show(error.detail);
+      break;
+    case "/problems/solver-busy":
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const solution: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/solution", {
+    params: { query: { tiles: 10, one_die: "sum_le_6", scoring: "sum", open: "1,2,3,10" } },
+  });
+  if (data) {
+    show(data.expected_score, data.p_shut, data.hint_policy.p_shut);
+    show("chance of a shut box:", data.distribution["0"] ?? 0);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/not-a-tile":
+    case "/problems/tile-repeated":
+      show(error.detail);
+      break;
+    case "/problems/solver-busy":
+    case "/problems/rate-limited":
+      await backOff(response);
+      break;
+    default:
+      show(error.detail);
+  }
+};
+
+const listRules: Step = async (api) => {
+  const { data } = await api.GET("/v1/rules");
+  if (data) {
+    show(data.standard);
+    for (const field of data.fields) {
+      show(field.field, field.description, field.minimum, field.maximum, field.default);
+      for (const choice of field.choices ?? []) {
+        show(choice.value, choice.description);
+      }
+    }
+  }
+};
+
+const everyOperation: EveryOperation = {
+  "/healthz": { get: healthz },
+  "/readyz": { get: readyz },
+  "/v1/players": { post: createPlayer },
+  "/v1/players/me": { get: getMe, patch: updateMe },
+  "/v1/players/me/streak": { get: getMyStreak },
+  "/v1/players/me/history": { get: getMyHistory },
+  "/v1/players/me/transfer": { post: offerTransfer },
+  "/v1/players/claim": { post: claimTransfer },
+  "/v1/daily/{day}": { get: getDailyDice },
+  "/v1/daily/{day}/runs": { post: submitDailyRun },
+  "/v1/daily/{day}/runs/me": { get: getMyDailyRun },
+  "/v1/daily/{day}/leaderboard": { get: getDailyLeaderboard },
+  "/v1/daily/{day}/share": { get: getDailyShareText },
+  "/v1/boxes": { post: createBox },
+  "/v1/boxes/{code}": { get: getBox },
+  "/v1/boxes/{code}/runs": { post: submitBoxRun },
+  "/v1/boxes/{code}/results": { get: getBoxResults },
+  "/v1/analyze": { post: analyzeRun },
+  "/v1/hint": { post: hint },
+  "/v1/solution": { get: solution },
+  "/v1/rules": { get: listRules },
+};
+
+export async function main(): Promise<void> {
+  const api = createShutboxClient({ baseUrl: "https://shutbox.example", token: newToken() });
+  for (const operations of Object.values(everyOperation)) {
+    for (const step of Object.values<Step>(operations)) {
+      await step(api);
+    }
+  }
+}
