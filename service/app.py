@@ -35,6 +35,7 @@ from service.solving import Solver
 from service.store import daily, embedded, idempotency
 from service.store.cache import Cache
 from service.store.db import create_pool, migrate
+from service.web import play_router
 
 VERSION = "1.0.0"
 
@@ -152,6 +153,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             GameController,
             OpsController,
             MetricsController,
+            play_router(),
         ],
         dependencies=DEPENDENCIES,
         lifespan=[lifespan(settings, clock or SystemClock())],

@@ -1,0 +1,87 @@
+// The same origin's /v1 API. Every error is RFC 9457 problem details: an ApiError
+// carries the problem (type, title, status, detail and any extra members).
+import { locale, t } from './strings.js';
+
+export class ApiError extends Error {
+  constructor(problem) {
+    super(problem.detail || problem.title || t('error.unknown'));
+    this.name = 'ApiError';
+    this.problem = problem;
+    this.status = problem.status ?? 0;
+    this.type = problem.type ?? '';
+  }
+
+  // Whether this is the problem /problems/<slug>.
+  is(slug) {
+    return this.type === `/problems/${slug}` || this.type.endsWith(`/problems/${slug}`);
+  }
+
+  // What to show a player: the server's detail, or a plain sentence.
+  get detail() {
+    return this.message;
+  }
+}
+
+function hex(bytes) {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// A random UUID (version 4) from crypto.getRandomValues: crypto.randomUUID needs a
+// secure context, and the page may be served over plain HTTP on a local network.
+export function uuid() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const h = hex(bytes);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+let tokenSource = () => null;
+
+// Where the bearer token comes from (the stored player), set once by the app.
+export function useToken(source) {
+  tokenSource = source;
+}
+
+// api('POST', '/v1/boxes', { body, auth: true, idempotencyKey }) → the decoded JSON.
+export async function api(method, path, { body, auth = false, idempotencyKey, token } = {}) {
+  // The server's problem details in the page's language.
+  const headers = { Accept: 'application/json', 'Accept-Language': locale() };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const bearer = token ?? (auth ? tokenSource() : null);
+  if (bearer) headers.Authorization = `Bearer ${bearer}`;
+  if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-cache',
+    });
+  } catch {
+    throw new ApiError({ status: 0, type: '/problems/network', title: t('error.network'), detail: t('error.network') });
+  }
+  const text = await response.text();
+  let data = null;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = null;
+    }
+  }
+  if (!response.ok) {
+    const problem = data && typeof data === 'object' ? data : {};
+    if (!problem.status) problem.status = response.status;
+    if (!problem.detail && !problem.title) problem.detail = t('error.status', { status: response.status });
+    if (response.status === 401 && bearer) window.dispatchEvent(new CustomEvent('shutbox:unauthorized'));
+    if (response.status === 429) {
+      const wait = response.headers.get('Retry-After');
+      if (wait) problem.detail = `${problem.detail ?? problem.title} ${t('error.retryAfter', { seconds: wait })}`;
+    }
+    throw new ApiError(problem);
+  }
+  return data;
+}

@@ -1,0 +1,126 @@
+// Daily Dice: today's dice in the player's time zone, one official run, its result.
+import { api, uuid } from './api.js';
+import { clear, h } from './dom.js';
+import { Round } from './game.js';
+import { ensurePlayer, loadJSON, refreshPlayer, saveJSON, todayIn } from './player.js';
+import { renderResult } from './result.js';
+import { formatDate, t } from './strings.js';
+import { errorNote, loading, viewHeader } from './ui.js';
+
+export function dailyView() {
+  const dateLine = h('p', { class: 'date-line' });
+  const body = h('div', { class: 'view-body' });
+  const el = h('section', { class: 'view view-daily', 'aria-labelledby': 'daily-title' },
+    viewHeader(t('daily.title'), t('daily.intro')), dateLine, body);
+  el.querySelector('h1').id = 'daily-title';
+  let round = null;
+  let day = null;
+  let player = null;
+
+  const progressKey = () => `progress.daily.${player.id}.${day}`;
+
+  function showResult(result, note = null) {
+    round?.destroy();
+    round = null;
+    const view = renderResult(result, {
+      share: () => api('GET', `/v1/daily/${day}/share`, { auth: true }).then((answer) => answer.text),
+    });
+    clear(body, note ? h('p', { class: 'note' }, note) : null, view,
+      h('p', { class: 'muted-text small' }, t('daily.tomorrow', { zone: player.time_zone })));
+    view.focusHeading();
+  }
+
+  async function showOfficial(note) {
+    clear(body, loading());
+    const [run, streak] = await Promise.all([
+      api('GET', `/v1/daily/${day}/runs/me`, { auth: true }),
+      api('GET', '/v1/players/me/streak', { auth: true }),
+    ]);
+    showResult({ ...run, streak }, note);
+  }
+
+  async function submit(moves, key) {
+    clear(body, loading(t('daily.submitting')));
+    try {
+      const result = await api('POST', `/v1/daily/${day}/runs`, { body: { moves }, auth: true, idempotencyKey: key });
+      saveJSON(progressKey(), null);
+      showResult(result);
+    } catch (error) {
+      if (error.is?.('already-played')) {
+        saveJSON(progressKey(), null);
+        await showOfficial(t('daily.played')).catch((e) => clear(body, errorNote(e, load)));
+        return;
+      }
+      const retry = error.status === 0 || error.status >= 500 || error.status === 429 ? () => submit(moves, key) : null;
+      clear(body, errorNote(error, retry ?? load));
+    }
+  }
+
+  function play(daily) {
+    const saved = loadJSON(progressKey(), null);
+    const key = saved?.key ?? uuid();
+    const start = () => {
+      round = new Round({
+        rules: daily.rules,
+        dice: daily.dice,
+        moves: saved?.moves ?? [],
+        label: t('daily.playing'),
+        onMove: (moves) => saveJSON(progressKey(), { key, moves }),
+        onEnd: ({ moves }) => {
+          saveJSON(progressKey(), { key, moves, ended: true });
+          setTimeout(() => submit(moves, key), 900); // a moment to see the last roll
+        },
+      });
+      clear(body, round.el);
+      round.focus();
+    };
+    if (saved?.moves?.length) {
+      start();
+      return;
+    }
+    const button = h('button', { type: 'button', class: 'primary big', onclick: start }, t('daily.start'));
+    clear(body, h('div', { class: 'start-card' }, button));
+  }
+
+  async function load() {
+    round?.destroy();
+    round = null;
+    clear(body, loading(t('account.creating')));
+    try {
+      await ensurePlayer();
+      clear(body, loading());
+      const { player: fresh, me } = await refreshPlayer();
+      player = fresh;
+      day = todayIn(player.time_zone);
+      dateLine.textContent = formatDate(day);
+      if (me.streak?.played_today) {
+        try {
+          await showOfficial(t('daily.played'));
+          return;
+        } catch (error) {
+          if (error.status !== 404) throw error;
+        }
+      }
+      play(await api('GET', `/v1/daily/${day}`));
+    } catch (error) {
+      clear(body, errorNote(error, load));
+    }
+  }
+
+  let loaded = false;
+  return {
+    el,
+    show() {
+      // Loaded on the first visit, and again once a new day has begun (unless mid-round).
+      const stale = player && day && todayIn(player.time_zone) !== day && !round;
+      if (!loaded || stale) {
+        loaded = true;
+        load();
+      }
+    },
+    destroy() {
+      round?.destroy();
+      el.remove();
+    },
+  };
+}

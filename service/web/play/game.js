@@ -1,0 +1,418 @@
+// One round on a fixed list of dice: the tiles, one roll at a time (later rolls are
+// never put in the page), the player's choice of tiles, and the moves for the API.
+import { clear, die, h } from './dom.js';
+import * as R from './rules.js';
+import { formatMove, formatNumber, formatPercent, t } from './strings.js';
+
+const EDITABLE = 'input, select, textarea, [contenteditable=""], [contenteditable="true"]';
+
+export class Round {
+  /**
+   * @param {object} options
+   * @param {object} options.rules the rules object
+   * @param {number[][]} options.dice the rolls, [d1, d2] each (kept here, shown one at a time)
+   * @param {Array} [options.moves] moves already played (a saved game)
+   * @param {Function} [options.hint] async ({open, roll}) → the /v1/hint answer; a Hint button when set
+   * @param {Function} [options.onMove] called with the moves after each move
+   * @param {Function} [options.onEnd] called once with {moves, open, score, shut}
+   * @param {string} options.label what the round is, for screen readers
+   */
+  constructor({ rules, dice, moves = [], hint = null, onMove = () => {}, onEnd = () => {}, label }) {
+    this.rules = R.normalize(rules);
+    this.dice = dice;
+    this.hint = hint;
+    this.onMove = onMove;
+    this.onEnd = onEnd;
+    this.position = R.startPosition(this.rules);
+    this.moves = [];
+    this.index = 0;
+    this.count = 2; // dice rolled for the current roll
+    this.phase = 'start';
+    this.selected = 0;
+    this.legal = [];
+    this.hints = new Map();
+    this.history = [];
+    this.build(label);
+    this.resume(moves);
+    this.onKey = this.onKey.bind(this);
+    document.addEventListener('keydown', this.onKey);
+  }
+
+  // After the round is put in the page: the board in view, the focus on its first control.
+  focus() {
+    const target = this.phase === 'move'
+      ? this.tileButtons.find((b) => !b.disabled)
+      : this.actions.querySelector('button');
+    this.el.scrollIntoView({ block: 'nearest' });
+    target?.focus({ preventScroll: true });
+  }
+
+  destroy() {
+    document.removeEventListener('keydown', this.onKey);
+    this.el.remove();
+  }
+
+  build(label) {
+    const n = this.rules.tiles;
+    this.rollNumber = h('span', { class: 'roll-number' });
+    this.scoreNow = h('span', { class: 'score-now' });
+    this.diceBox = h('div', { class: 'dice' });
+    this.rollText = h('p', { class: 'roll-text' });
+    this.tileButtons = [];
+    for (let tile = 1; tile <= n; tile += 1) {
+      const button = h('button', { type: 'button', class: 'tile', 'data-tile': tile, onclick: () => this.toggle(tile) },
+        h('span', { class: 'tile-face' }, String(tile)));
+      this.tileButtons.push(button);
+    }
+    this.tiles = h('div', { class: 'tiles', role: 'group', 'aria-label': t('round.tiles'), 'data-n': n }, this.tileButtons);
+    this.status = h('p', { class: 'status' });
+    this.live = h('p', { class: 'sr-only', 'aria-live': 'polite', 'aria-atomic': 'true' });
+    this.actions = h('div', { class: 'actions' });
+    this.hintPanel = h('div', { class: 'hint-panel', hidden: true, 'aria-live': 'polite' });
+    this.historyList = h('ol', { class: 'history', 'aria-label': t('round.history') });
+    this.keys = h('p', { class: 'keys muted-text' }, this.rules.tiles > 9 ? t('round.keysTen') : t('round.keys'));
+    this.el = h('section', { class: 'round', 'aria-label': label },
+      h('div', { class: 'round-head' }, this.rollNumber, this.scoreNow),
+      h('div', { class: 'tray' }, this.diceBox, this.rollText),
+      this.tiles, this.status, this.live, this.actions, this.hintPanel, this.historyList, this.keys);
+  }
+
+  // Replay a saved game's moves, then go on from there (or from the start if they no
+  // longer fit these dice).
+  resume(moves) {
+    const state = moves.length ? R.replay(this.rules, this.dice, moves) : null;
+    if (state) {
+      moves.forEach((move, index) => {
+        const closed = R.maskOf(R.moveTiles(move));
+        this.history.push({ index, roll: this.dice[index], count: R.moveDice(move), closed });
+      });
+      this.moves = moves.map((m) => (Array.isArray(m) ? [...m] : { ...m, tiles: [...m.tiles] }));
+      this.position = state.open;
+      this.index = state.index;
+    }
+    this.renderHistory();
+    if (state?.ended) {
+      // It ended on a one-die roll that could not be played: that roll stays shown.
+      this.index = moves.length - 1;
+      this.count = 1;
+      this.finish();
+      return;
+    }
+    this.next();
+  }
+
+  get roll() {
+    return this.dice[this.index];
+  }
+
+  get total() {
+    return R.rollTotal(this.roll, this.count);
+  }
+
+  next() {
+    this.selected = 0;
+    this.hintPanel.hidden = true;
+    if (this.position === 0 || this.index >= this.dice.length) {
+      this.finish();
+      return;
+    }
+    if (R.oneDieAllowed(this.rules, this.position)) {
+      this.phase = 'choose';
+      this.legal = [];
+      this.render();
+      this.say(t('round.chooseDice', { roll: this.index + 1 }));
+      this.keepFocus(this.actions.querySelector('button'));
+      return;
+    }
+    this.rollDice(2);
+  }
+
+  rollDice(count) {
+    if (this.phase === 'over') return;
+    this.count = count;
+    this.phase = 'move';
+    this.selected = 0;
+    this.hintPanel.hidden = true;
+    this.legal = R.legalSets(this.rules, this.position, this.roll, count);
+    const roll = this.roll;
+    const spoken = count === 2
+      ? t('round.rolledTwo', { roll: this.index + 1, d1: roll[0], d2: roll[1], total: this.total })
+      : t('round.rolledOne', { roll: this.index + 1, d1: roll[0] });
+    if (!this.legal.length) {
+      if (count === 1) this.moves.push({ dice: 1, tiles: [] });
+      this.history.push({ index: this.index, roll, count, closed: 0 });
+      this.renderHistory();
+      this.onMove(this.moves);
+      this.finish(spoken);
+      return;
+    }
+    this.render(true);
+    this.say(`${spoken} ${t('round.closeTotal', { total: this.total })}`);
+    this.keepFocus(this.tileButtons.find((b) => !b.disabled));
+  }
+
+  toggle(tile) {
+    if (this.phase !== 'move') return;
+    const bit = 1 << (tile - 1);
+    if (!(this.position & bit)) return;
+    if (this.selected & bit) {
+      this.selected ^= bit;
+    } else {
+      const wanted = this.selected | bit;
+      if (this.legal.some((m) => (m & wanted) === wanted)) this.selected = wanted;
+      else if (this.legal.some((m) => m & bit)) this.selected = bit; // start again from this tile
+      else return;
+    }
+    this.render();
+    if (this.legal.includes(this.selected)) this.say(t('round.ready', { tiles: formatMove(R.tilesOf(this.selected)) }));
+  }
+
+  select(mask) {
+    if (this.phase !== 'move' || !this.legal.includes(mask)) return;
+    this.selected = mask;
+    this.render();
+    this.confirmButton?.focus();
+  }
+
+  confirm() {
+    if (this.phase !== 'move' || !this.legal.includes(this.selected)) return;
+    const closed = this.selected;
+    this.moves.push(R.moveOut(closed, this.count));
+    this.history.push({ index: this.index, roll: this.roll, count: this.count, closed });
+    this.position ^= closed;
+    this.index += 1;
+    this.renderHistory();
+    this.onMove(this.moves);
+    this.say(t('round.closed', { tiles: formatMove(R.tilesOf(closed)) }));
+    this.next();
+  }
+
+  finish(spoken = '') {
+    this.phase = 'over';
+    this.selected = 0;
+    const open = R.tilesOf(this.position);
+    const finalScore = R.score(this.rules, this.position);
+    this.render();
+    const message = this.position === 0
+      ? t('round.shut')
+      : this.count === 2
+        ? t('round.stuckTwo', { total: this.total, score: formatNumber(finalScore) })
+        : t('round.stuckOne', { total: this.total, score: formatNumber(finalScore) });
+    this.status.textContent = message;
+    this.say(`${spoken} ${message}`.trim());
+    const end = { moves: this.moves, open, score: finalScore, shut: this.position === 0 };
+    queueMicrotask(() => this.onEnd(end)); // after the constructor, for a saved game that had ended
+  }
+
+  say(text) {
+    // Cleared first, so that the same sentence twice is announced twice.
+    this.live.textContent = '';
+    requestAnimationFrame(() => {
+      this.live.textContent = text;
+    });
+  }
+
+  // Move the focus to this element when the focus was lost (its button disabled or
+  // removed) or is still on a button of the round that is no longer of use.
+  keepFocus(element) {
+    if (!element || !this.el.isConnected) return;
+    const active = document.activeElement;
+    const lost = !active || active === document.body || !active.isConnected || active.disabled;
+    if (lost || (this.el.contains(active) && !active.classList.contains('tile'))) element.focus({ preventScroll: true });
+  }
+
+  render(newRoll = false) {
+    const { rules, position } = this;
+    this.el.dataset.phase = this.phase; // start, choose, move or over: for tests and styles
+    const rolled = this.phase === 'move' || (this.phase === 'over' && this.index < this.dice.length && position !== 0);
+    this.rollNumber.textContent = this.phase === 'over' && position === 0
+      ? t('round.done')
+      : t('round.rollNumber', { roll: this.index + 1 });
+    this.scoreNow.textContent = t('round.scoreNow', { score: formatNumber(R.score(rules, position)) });
+
+    // The dice: the current roll only.
+    this.rollText.classList.remove('quiet');
+    if (rolled) {
+      const roll = this.roll;
+      clear(this.diceBox, die(roll[0], newRoll ? 'rolling' : ''), this.count === 2 ? die(roll[1], newRoll ? 'rolling' : '') : null);
+      this.rollText.textContent = this.count === 2
+        ? t('round.rollTextTwo', { d1: roll[0], d2: roll[1], total: this.total })
+        : t('round.rollTextOne', { d1: roll[0] });
+    } else if (this.phase === 'choose') {
+      clear(this.diceBox, die(0), die(0));
+      this.rollText.textContent = t('round.oneDieAllowed');
+      this.rollText.classList.add('quiet');
+    } else {
+      clear(this.diceBox);
+      this.rollText.textContent = '';
+    }
+
+    // The tiles: open, closed, selected, or of no use on this roll (muted).
+    const usable = this.phase === 'move' ? this.legal.reduce((a, m) => a | m, 0) : 0;
+    const addable = (bit) => {
+      const wanted = this.selected | bit;
+      return this.legal.some((m) => (m & wanted) === wanted);
+    };
+    for (const button of this.tileButtons) {
+      const tile = Number(button.dataset.tile);
+      const bit = 1 << (tile - 1);
+      const open = Boolean(position & bit);
+      const selected = Boolean(this.selected & bit);
+      const canUse = this.phase === 'move' && open && Boolean(usable & bit);
+      const fits = selected || !this.selected || addable(bit);
+      button.classList.toggle('closed', !open);
+      button.classList.toggle('selected', selected);
+      button.classList.toggle('muted', open && !canUse && this.phase !== 'over');
+      button.classList.toggle('left-open', open && this.phase === 'over');
+      button.classList.toggle('unfit', canUse && !fits);
+      button.disabled = !canUse;
+      button.setAttribute('aria-pressed', String(selected));
+      button.setAttribute('aria-label', !open
+        ? t('round.tileClosed', { tile })
+        : canUse ? t('round.tileOpen', { tile }) : t('round.tileMuted', { tile }));
+    }
+
+    // The status line and the buttons.
+    if (this.phase === 'move') {
+      const sum = R.tilesOf(this.selected).reduce((a, b) => a + b, 0);
+      this.status.textContent = this.selected
+        ? this.legal.includes(this.selected)
+          ? t('round.selectedReady', { tiles: formatMove(R.tilesOf(this.selected)), total: this.total })
+          : t('round.selectedMore', { sum, total: this.total })
+        : t('round.pick', { total: this.total });
+    } else if (this.phase === 'choose') {
+      this.status.textContent = t('round.chooseHelp');
+    }
+    this.renderActions();
+  }
+
+  renderActions() {
+    this.confirmButton = null;
+    if (this.phase === 'move') {
+      const ready = this.legal.includes(this.selected);
+      this.confirmButton = h('button', { type: 'button', class: 'primary', disabled: !ready, onclick: () => this.confirm() },
+        ready ? t('round.closeTiles', { tiles: formatMove(R.tilesOf(this.selected)) }) : t('round.closeNothing'));
+      clear(this.actions,
+        this.confirmButton,
+        h('button', { type: 'button', class: 'secondary', disabled: !this.selected, onclick: () => { this.selected = 0; this.render(); this.keepFocus(this.tileButtons.find((b) => !b.disabled)); } }, t('round.clear')),
+        this.hint ? h('button', { type: 'button', class: 'secondary hint-button', onclick: () => this.showHint() }, t('round.hint')) : null);
+    } else if (this.phase === 'choose') {
+      clear(this.actions,
+        h('button', { type: 'button', class: 'primary', onclick: () => this.rollDice(2) }, t('round.rollTwo')),
+        h('button', { type: 'button', class: 'primary', onclick: () => this.rollDice(1) }, t('round.rollOne')),
+        this.hint ? h('button', { type: 'button', class: 'secondary hint-button', onclick: () => this.showHint() }, t('round.hint')) : null);
+    } else {
+      clear(this.actions);
+    }
+  }
+
+  renderHistory() {
+    clear(this.historyList, this.history.map(({ index, roll, count, closed }) => h('li', { class: closed ? '' : 'history-stuck' },
+      h('span', { class: 'history-roll' }, count === 2 ? t('history.two', { d1: roll[0], d2: roll[1] }) : t('history.one', { d1: roll[0] })),
+      h('span', { class: 'history-arrow', 'aria-hidden': 'true' }, '→'),
+      h('span', { class: 'history-move' }, closed ? formatMove(R.tilesOf(closed)) : t('history.none')),
+      h('span', { class: 'sr-only' }, t('history.rollNumber', { roll: index + 1 })))));
+    this.historyList.hidden = this.history.length === 0;
+  }
+
+  async showHint() {
+    if (!this.hint || this.phase === 'over') return;
+    const key = `${this.index}/${this.phase === 'move' ? this.count : 0}`;
+    const phase = this.phase;
+    this.hintPanel.hidden = false;
+    clear(this.hintPanel, h('p', { class: 'muted-text' }, t('hint.loading')));
+    let answer = this.hints.get(key);
+    if (!answer) {
+      try {
+        const roll = phase === 'move' ? (this.count === 2 ? [...this.roll] : [this.roll[0]]) : undefined;
+        answer = await this.hint({ rules: this.rules, open: R.tilesOf(this.position), roll });
+        this.hints.set(key, answer);
+      } catch (error) {
+        clear(this.hintPanel, h('p', { class: 'error', role: 'alert' }, error.detail ?? String(error)));
+        return;
+      }
+    }
+    if (this.phase !== phase || `${this.index}/${this.phase === 'move' ? this.count : 0}` !== key) return;
+    this.renderHint(answer);
+  }
+
+  renderHint(answer) {
+    const figures = (p) => h('span', { class: 'hint-figures' },
+      h('span', { class: 'figure' }, t('hint.shutChance', { p: formatPercent(p.p_shut * 100) })),
+      h('span', { class: 'figure' }, t('hint.expected', { e: formatNumber(p.expected_score, 2) })));
+    if (this.phase === 'choose' && answer.dice_choice) {
+      const choice = answer.dice_choice;
+      const row = (count, p) => h('li', {},
+        h('button', { type: 'button', class: ['hint-option', choice.best === count ? 'best' : ''], onclick: () => this.rollDice(count) },
+          h('span', { class: 'hint-tiles' }, count === 1 ? t('round.rollOne') : t('round.rollTwo')),
+          figures(p),
+          choice.best === count ? h('span', { class: 'badge' }, t('hint.best')) : null));
+      clear(this.hintPanel, h('h3', {}, t('hint.title')),
+        h('ol', { class: 'hint-options' }, [[1, choice.one], [2, choice.two]].sort((a, b) => (a[0] === choice.best ? -1 : b[0] === choice.best ? 1 : 0)).map(([c, p]) => row(c, p))));
+      return;
+    }
+    const best = answer.best ? R.maskOf(answer.best) : null;
+    const SHOWN = 5; // the rest behind a button: a full 12-tile box has a dozen options
+    const items = answer.options.map((option, i) => {
+      const mask = R.maskOf(option.tiles);
+      const isBest = mask === best;
+      return h('li', { hidden: i >= SHOWN },
+        h('button', { type: 'button', class: ['hint-option', isBest ? 'best' : ''], onclick: () => this.select(mask) },
+          h('span', { class: 'hint-tiles' }, formatMove(option.tiles)),
+          figures(option),
+          isBest ? h('span', { class: 'badge' }, t('hint.best')) : null));
+    });
+    const more = items.length > SHOWN
+      ? h('button', {
+        type: 'button',
+        class: 'secondary small-button',
+        onclick: (event) => {
+          for (const item of items) item.hidden = false;
+          event.currentTarget.remove();
+          items[SHOWN].querySelector('button').focus();
+        },
+      }, t('hint.more', { n: items.length - SHOWN }))
+      : null;
+    clear(this.hintPanel, h('h3', {}, t('hint.title')),
+      h('p', { class: 'muted-text' }, t('hint.explain')),
+      h('ol', { class: 'hint-options' }, items), more);
+  }
+
+  onKey(event) {
+    if (this.phase === 'over' || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (!this.el.isConnected || this.el.closest('[hidden]')) return;
+    if (event.target instanceof Element && event.target.closest(EDITABLE)) return;
+    const key = event.key;
+    if (this.phase === 'choose') {
+      if (key === '1' || key === '2') {
+        event.preventDefault();
+        this.rollDice(Number(key));
+      } else if ((key === 'h' || key === 'H') && this.hint) {
+        event.preventDefault();
+        this.showHint();
+      }
+      return;
+    }
+    if (/^[0-9]$/.test(key)) {
+      const tile = key === '0' ? 10 : Number(key);
+      if (tile <= this.rules.tiles) {
+        event.preventDefault();
+        this.toggle(tile);
+        this.tileButtons[tile - 1]?.focus({ preventScroll: true });
+      }
+    } else if (key === 'Enter' && this.legal.includes(this.selected)) {
+      // Enter on a focused button other than a tile presses that button instead.
+      const target = event.target;
+      if (target instanceof HTMLButtonElement && !target.classList.contains('tile')) return;
+      event.preventDefault();
+      this.confirm();
+    } else if (key === 'Escape' && this.selected) {
+      event.preventDefault();
+      this.selected = 0;
+      this.render();
+    } else if ((key === 'h' || key === 'H') && this.hint) {
+      event.preventDefault();
+      this.showHint();
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// Solo rounds on variants, on a phone: 12 tiles with one die once 7 and up are shut,
+// where the Hint button ranks the moves and the hinted best move is taken; then 6 tiles
+// (one die allowed at every roll), where the hint's choice of one die or two is taken.
+// The analysis of each round comes from POST /v1/analyze, which replays the moves the
+// page recorded (one-die moves included) as the server's rules do.
+import { check, newPage, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
+
+async function takeHint(page, round) {
+  const answered = page.waitForResponse((r) => r.url().endsWith('/v1/hint') && r.request().method() === 'POST');
+  await round.getByRole('button', { name: 'Hint' }).click();
+  const hint = await (await answered).json();
+  const best = round.locator('.hint-option.best');
+  await best.waitFor();
+  return { hint, best };
+}
+
+await run(async (browser) => {
+  const page = await newPage(browser, 'solo', PHONE);
+  await page.goto('/play#solo');
+  await page.getByRole('combobox', { name: 'Tiles' }).selectOption('12');
+  await page.getByRole('combobox', { name: 'One die' }).selectOption('high_closed');
+  check((await text(page, '.rules-form')).includes('once every tile of 7 or more is closed'), 'the variant described');
+  await page.getByRole('button', { name: 'Roll the dice' }).click();
+  const round = view(page).locator('.round');
+  await round.waitFor();
+  check((await round.locator('.tile').count()) === 12, 'twelve tiles');
+  check((await text(page, '.rules-line')).startsWith('12 tiles'), 'the rules shown');
+
+  // The first roll: the hint, its best option taken.
+  const { hint, best } = await takeHint(page, round);
+  check(hint.options.length >= 1 && hint.best, 'the hint ranks options');
+  const ranked = hint.options.map((o) => [o.p_shut, -o.expected_score]);
+  check(ranked.every((r, i) => i === 0 || r[0] < ranked[i - 1][0] || (r[0] === ranked[i - 1][0] && r[1] <= ranked[i - 1][1])), 'ranked by shut chance, then expected score');
+  check((await round.locator('.hint-option').count()) === hint.options.length, 'every option listed');
+  const bestText = await best.locator('.hint-tiles').innerText();
+  check(bestText === [...hint.best].sort((a, b) => b - a).join('+'), `best option ${bestText} highlighted`);
+  await screenshot(page, 'solo-1-hint-phone');
+  await best.click();
+  const selected = await round.locator('.tile.selected').evaluateAll((bs) => bs.map((b) => Number(b.dataset.tile)));
+  check(JSON.stringify(selected) === JSON.stringify([...hint.best].sort((a, b) => a - b)), `the hinted tiles selected: ${selected}`);
+  await round.getByRole('button', { name: `Close ${bestText}` }).click();
+  await page.waitForFunction((el) => el.querySelectorAll('.history li').length >= 1, await round.elementHandle());
+
+  // The rest: any legal move.
+  await playRound(page);
+  await screenshot(page, 'solo-2-round-over-phone');
+  await view(page).locator('.result').waitFor({ timeout: 30000 });
+  check((await view(page).locator('.stat.rank').count()) === 0, 'no rank in Solo');
+  check((await view(page).locator('.moves .move').count()) >= 1, 'the analysis per move');
+  for (const level of ['easy', 'medium', 'hard']) {
+    check(/^\d+$/.test(await text(page, `.computer-player[data-player="${level}"] .computer-score`)), `${level}'s score`);
+  }
+  await screenshot(page, 'solo-3-result-phone');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check(overflow <= 0, `no horizontal scrolling on a phone (${overflow}px too wide)`);
+
+  // Another round on the same rules.
+  await page.getByRole('button', { name: 'Play again' }).click();
+  await round.waitFor();
+  check((await round.locator('.tile').count()) === 12, 'the same rules again');
+
+  // 6 tiles: one die or two at every roll, as the hint says.
+  await page.getByRole('button', { name: 'Change rules' }).click();
+  await page.getByRole('combobox', { name: 'Tiles' }).selectOption('6');
+  await page.getByRole('button', { name: 'Roll the dice' }).click();
+  await round.waitFor();
+  let choices = 0;
+  await playRound(page, {
+    onChoose: async (p, r) => {
+      const { hint: choice, best: option } = await takeHint(p, r);
+      check(choice.dice_choice && [1, 2].includes(choice.dice_choice.best), 'a choice of dice');
+      const label = choice.dice_choice.best === 1 ? 'Roll one die' : 'Roll two dice';
+      check((await option.locator('.hint-tiles').innerText()) === label, `the hint's best: ${label}`);
+      choices += 1;
+      if (choices === 1) await screenshot(p, 'solo-4-dice-choice-phone');
+      await option.click();
+      return true;
+    },
+  });
+  check(choices >= 1, 'the dice were chosen');
+  await view(page).locator('.result').waitFor({ timeout: 30000 });
+  await screenshot(page, 'solo-5-one-die-result-phone');
+});

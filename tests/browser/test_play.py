@@ -1,0 +1,82 @@
+"""The game page in a real browser: Debian's Chromium, driven by playwright-core from
+node scripts (``tests/browser/*.mjs``), against a real server process.
+
+Each scenario is a node script that takes the server's URL and the artefacts directory
+(``node daily.mjs http://127.0.0.1:PORT DIR``, or ``SHUTBOX_BASE_URL`` and
+``SHUTBOX_TEST_ARTIFACTS``), plays through the page as a person would, fails on any
+console error, page error, server error or request to another host, and prints the
+paths of its screenshots. Run one by hand against ``scripts/serve`` the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import pytest
+
+from tests.browser.environment import HERE, artifacts, require
+from tests.conftest import ServerProcess
+
+SCENARIO_TIMEOUT = 240  # seconds; each takes a few
+
+
+def run_scenario(script: str, server_env: dict[str, str]) -> str:
+    """Run tests/browser/<script> against a server of its own: its output, or fail with it
+    (skip when node, its packages or Chromium are missing; fail in CI)."""
+    node = require()
+    server = ServerProcess(server_env, workers=1).start()
+    try:
+        return _run(node, script, server)
+    finally:
+        server.stop()
+
+
+def _run(node: str, script: str, server: ServerProcess) -> str:
+    where = artifacts()
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            [node, str(HERE / script), server.url, str(where)],
+            cwd=HERE,
+            env={
+                **os.environ,
+                "SHUTBOX_BASE_URL": server.url,
+                "SHUTBOX_TEST_ARTIFACTS": str(where),
+            },
+            capture_output=True,
+            text=True,
+            timeout=SCENARIO_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail(f"{script} took over {SCENARIO_TIMEOUT} s:\n{expired.stdout}\n{expired.stderr}")
+    output = f"{done.stdout}\n{done.stderr}".strip()
+    if done.returncode != 0:
+        pytest.fail(
+            f"{script} failed (exit {done.returncode}):\n{output}\n\n"
+            f"server log (end):\n{server.output()[-3000:]}",
+            pytrace=False,
+        )
+    print(f"{script}: {time.monotonic() - started:.1f} s\n{done.stdout}")  # the screenshots
+    return done.stdout
+
+
+def test_daily_dice_played_to_the_end(server_env: dict[str, str]) -> None:
+    output = run_scenario("daily.mjs", server_env)
+    assert "daily-3-result.png" in output
+
+
+def test_friend_box_by_code_between_two_players(server_env: dict[str, str]) -> None:
+    output = run_scenario("friend_box.mjs", server_env)
+    assert "box-4-result-phone.png" in output
+
+
+def test_solo_variants_with_hints(server_env: dict[str, str]) -> None:
+    output = run_scenario("solo.mjs", server_env)
+    assert "solo-3-result-phone.png" in output
+
+
+def test_moving_the_player_to_another_device(server_env: dict[str, str]) -> None:
+    output = run_scenario("account.mjs", server_env)
+    assert "account-2-claimed.png" in output
