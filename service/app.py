@@ -27,6 +27,7 @@ from service.api.headers import describe_headers
 from service.api.ops import OpsController
 from service.api.players import PlayersController
 from service.clock import Clock, SystemClock
+from service.i18n import language_middleware
 from service.ratelimit import RateLimiter, rate_limit_middleware
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED
@@ -157,7 +158,12 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ],
         dependencies=DEPENDENCIES,
         lifespan=[lifespan(settings, clock or SystemClock())],
-        middleware=[logs.observe_middleware, daily_feed_middleware, rate_limit_middleware],
+        middleware=[
+            logs.observe_middleware,
+            language_middleware,
+            daily_feed_middleware,
+            rate_limit_middleware,
+        ],
         plugins=[problems.plugin()],
         exception_handlers={Exception: problems.internal_error},
         openapi_config=openapi_config(),

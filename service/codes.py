@@ -29,11 +29,15 @@ from __future__ import annotations
 import secrets
 from typing import Final
 
+from service.i18n import N_, _
+
 ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 DATA_SYMBOLS: Final = 8
 LENGTH: Final = DATA_SYMBOLS + 1
 TRANSFER_DATA_SYMBOLS: Final = 12
 TRANSFER_LENGTH: Final = TRANSFER_DATA_SYMBOLS + 1
+BOX_CODE: Final = N_("box code")
+TRANSFER_CODE: Final = N_("transfer code")
 _VALUE: Final = {symbol: value for value, symbol in enumerate(ALPHABET)}
 _READ_AS: Final = {"O": "0", "I": "1", "L": "1"}
 _POLY: Final = 0b100101  # x^5 + x^2 + 1, primitive over GF(2)
@@ -106,19 +110,26 @@ def is_valid(code: str, length: int = LENGTH) -> bool:
     )
 
 
-def parse(text: str, length: int = LENGTH, what: str = "box code") -> str:
-    """The canonical code typed as ``text``; ``MalformedCode`` or ``MistypedCode`` if not."""
-    if len(text) > 4 * length:  # nothing longer is a code typed with spaces and hyphens
-        raise MalformedCode(f"A {what} has {length} symbols (letters and digits).")
-    code = normalise(text)
+def parse(text: str, length: int = LENGTH, what: str = BOX_CODE) -> str:
+    """The canonical code typed as ``text``; ``MalformedCode`` or ``MistypedCode`` if not
+    (their message in the request's language)."""
+    # Nothing longer than this is a code typed with spaces and hyphens.
+    code = normalise(text) if len(text) <= 4 * length else ""
     if len(code) != length or any(c not in _VALUE for c in code):
-        shape = display("X" * length)
         raise MalformedCode(
-            f"A {what} has {length} symbols (letters and digits, shown as {shape})."
+            _(
+                "A {what} has {length} symbols (letters and digits, shown as {shape}).",
+                what=_(what),
+                length=length,
+                shape=display("X" * length),
+            )
         )
     if not is_valid(code, length):
         raise MistypedCode(
-            f"This {what} was mistyped: one of its symbols is wrong. Check it and try again."
+            _(
+                "This {what} was mistyped: one of its symbols is wrong. Check it and try again.",
+                what=_(what),
+            )
         )
     return code
 

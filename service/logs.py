@@ -14,6 +14,7 @@ from contextvars import ContextVar
 from typing import Any, Final
 
 import msgspec
+from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 from prometheus_client import Counter, Histogram
 
@@ -154,7 +155,7 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
     timers: dict[tuple[str, str], Any] = {}
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":  # type: ignore[comparison-overlap]
+        if scope["type"] != ScopeType.HTTP:
             await app(scope, receive, send)
             return
         rid = _incoming_id(scope) or f"{_PROCESS_TAG}-{next(_numbers)}"

@@ -22,12 +22,15 @@ import math
 import re
 import time
 from collections import OrderedDict
+from functools import cache
 from typing import Final
 
 import msgspec
+from litestar.enums import ScopeType
 from litestar.types import ASGIApp, HTTPResponseStartEvent, Receive, Scope, Send
 
 from service.api.problems import RATE_LIMITED
+from service.i18n import Language, _, current, speaking
 from service.settings import Limit
 from service.store.batch import Batcher
 from service.store.cache import Cache
@@ -107,7 +110,7 @@ class LocalBuckets:
             levels.append(tokens)
             if tokens < 1:
                 wait = max(wait, (1 - tokens) / limit.rate)
-        for (key, _), tokens in zip(buckets, levels):
+        for (key, _limit), tokens in zip(buckets, levels):
             self._buckets[key] = (tokens - (1 if wait == 0 else 0), now)
         while len(self._buckets) > _LOCAL_KEYS:
             self._buckets.popitem(last=False)
@@ -222,20 +225,26 @@ class RateLimiter:
 def _bearer_token(scope: Scope) -> bytes | None:
     for name, value in scope["headers"]:
         if name == b"authorization":
-            scheme, _, token = value.partition(b" ")
+            scheme, _space, token = value.partition(b" ")
             if scheme.lower() == b"bearer" and token.strip():
                 return token.strip()
     return None
 
 
-_TOO_MANY: Final = msgspec.json.encode(
-    {
-        "type": RATE_LIMITED.uri,
-        "title": RATE_LIMITED.title,
-        "status": RATE_LIMITED.status,
-        "detail": "Too many requests from this client; wait as Retry-After says, then retry.",
-    }
-)
+@cache
+def _too_many(language: Language) -> bytes:
+    """The 429 problem, in a language."""
+    with speaking(language):
+        return msgspec.json.encode(
+            {
+                "type": RATE_LIMITED.uri,
+                "title": _(RATE_LIMITED.title),
+                "status": RATE_LIMITED.status,
+                "detail": _(
+                    "Too many requests from this client; wait as Retry-After says, then retry."
+                ),
+            }
+        )
 
 
 def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
@@ -244,7 +253,7 @@ def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         limiter: RateLimiter | None = getattr(scope["app"].state, "rate_limiter", None)
         if (
-            scope["type"] != "http"  # type: ignore[comparison-overlap]
+            scope["type"] != ScopeType.HTTP
             or limiter is None
             or scope["path"].startswith(EXEMPT)
             or (scope.get("method") == "GET" and _DAILY_FEED.fullmatch(scope["path"]))
@@ -255,16 +264,17 @@ def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
         if wait <= 0:
             await app(scope, receive, send)
             return
+        body = _too_many(current())
         start: HTTPResponseStartEvent = {
             "type": "http.response.start",
             "status": 429,
             "headers": [
                 (b"content-type", b"application/problem+json"),
                 (b"retry-after", str(max(1, math.ceil(wait))).encode()),
-                (b"content-length", str(len(_TOO_MANY)).encode()),
+                (b"content-length", str(len(body)).encode()),
             ],
         }
         await send(start)
-        await send({"type": "http.response.body", "body": _TOO_MANY, "more_body": False})
+        await send({"type": "http.response.body", "body": body, "more_body": False})
 
     return middleware

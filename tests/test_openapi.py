@@ -26,8 +26,12 @@ def test_every_operation_is_documented() -> None:
             assert operation.get("operationId"), where
             assert operation.get("summary"), where
             problems = [s for s in operation["responses"] if s.startswith(("4", "5"))]
-            if operation.get("parameters") or operation.get("requestBody"):
+            read = [p for p in operation.get("parameters", []) if p["in"] in ("path", "query")]
+            if read or operation.get("requestBody"):
                 assert "400" in problems, where  # input can be malformed
+            if path.startswith("/v1/"):
+                sent = {p["name"] for p in operation["parameters"] if p["in"] == "header"}
+                assert "Accept-Language" in sent, where
             for status in problems:
                 content = operation["responses"][status]["content"]
                 if path != "/readyz":  # its 503 is its own answer: what is down

@@ -24,6 +24,7 @@ from litestar import Litestar, Request
 from litestar.handlers import HTTPRouteHandler
 
 from service.api import problems
+from service.i18n import _
 
 DATA: Final = "data"  # the parameter of a handler that takes the request body
 
@@ -38,7 +39,10 @@ class StrictBodyRequest(Request[Any, Any, Any]):
         media_type = self.content_type[0]
         if media_type and not is_json(media_type):
             raise problems.UNSUPPORTED_MEDIA_TYPE(
-                f"Send the body as application/json, not {media_type[:100]}.",
+                _(
+                    "Send the body as application/json, not {media_type}.",
+                    media_type=media_type[:100],
+                ),
             )
         return decode(_decoder(body_type), await self.body())
 
@@ -69,7 +73,7 @@ def decode(decoder: msgspec.json.Decoder[Any], body: bytes) -> Any:
         malformed = text if text.startswith("JSON is malformed") else f"JSON is malformed: {text}"
         raise problems.INVALID_REQUEST(malformed) from None
     except RecursionError:
-        raise problems.INVALID_REQUEST("The body is nested too deeply.") from None
+        raise problems.INVALID_REQUEST(_("The body is nested too deeply.")) from None
     # Each name in an object takes a colon: a body with one colon cannot repeat one.
     if body.count(b":") > 1:
         _refuse_repeated_names(body)
@@ -79,7 +83,7 @@ def decode(decoder: msgspec.json.Decoder[Any], body: bytes) -> Any:
 def _where(message: str) -> str:
     """msgspec's ``Expected `int`, got `str` - at `$.moves[0][0]` `` as
     ``Expected `int`, got `str` (at moves[0][0])``."""
-    text, _, path = message.partition(" - at `$")
+    text, _at, path = message.partition(" - at `$")
     path = path.removesuffix("`").removeprefix(".")
     return f"{text} (at {path})" if path else text
 
@@ -104,10 +108,10 @@ def _refuse_repeated_names(body: bytes) -> None:
     except _RepeatedName as repeated:
         name = str(repeated)[:100]
         raise problems.INVALID_REQUEST(
-            f"The field `{name}` is given twice in one object."
+            _("The field `{name}` is given twice in one object.", name=name)
         ) from None
     except (ValueError, RecursionError):
-        raise problems.INVALID_REQUEST("JSON is malformed.") from None
+        raise problems.INVALID_REQUEST(_("JSON is malformed.")) from None
 
 
 def request_body_types(app: Litestar) -> list[Any]:
@@ -134,7 +138,7 @@ def describe_request_bodies(app: Litestar) -> None:
     the server accepts. A default is said in words, not as ``default``: generators take a
     property with a default for one always present (true of an answer, not of a request),
     and a client must be free to leave it out."""
-    _, precise = msgspec.json.schema_components(
+    _refs, precise = msgspec.json.schema_components(
         request_body_types(app), ref_template="#/components/schemas/{name}"
     )
     document = app.openapi_schema

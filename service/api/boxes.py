@@ -21,6 +21,7 @@ from service.api.idempotency import respond_once
 from service.api.problems import documented, resubmitted
 from service.api.schemas import MovesIn, RulesOut, StoredRunResult, move_in, rules_out, run_result
 from service.api.tables import held_tables
+from service.i18n import _
 from service.rules.analysis import report
 from service.rules.ruleset import Roll, Rules
 from service.store import boxes, sequences
@@ -106,7 +107,7 @@ async def find_box(database: Database, text: str) -> Box:
     code = parse_code(text)
     found = await boxes.box(database, code)
     if found is None:
-        raise problems.UNKNOWN_BOX(f"There is no box {codes.display(code)}.")
+        raise problems.UNKNOWN_BOX(_("There is no box {code}.", code=codes.display(code)))
     return found
 
 
@@ -275,7 +276,10 @@ class BoxesController(Controller):
                 accepted = await boxes.submit(database, new_run, respond)
             except AlreadyPlayed as played:
                 raise problems.ALREADY_PLAYED(
-                    f"You already played box {codes.display(found.code)}; your run stands.",
+                    _(
+                        "You already played box {code}; your run stands.",
+                        code=codes.display(found.code),
+                    ),
                     problems.AlreadyPlayedMembers(official_run_id=str(played.official_id)),
                 ) from None
             return (201 if accepted.created else 200), accepted.body
@@ -302,7 +306,7 @@ class BoxesController(Controller):
             and await boxes.run_of(services.pool, found.code, player.id) is None
         ):
             raise problems.RESULTS_HIDDEN(
-                "The results of a box are shown to its owner and to those who have played it.",
+                _("The results of a box are shown to its owner and to those who have played it."),
             )
         return [
             BoxResult(

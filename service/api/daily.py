@@ -3,7 +3,7 @@ run per player and date; ranks, leaderboards and a spoiler-free share text.
 
 Share text format (one line each)::
 
-    Shut the Box Challenge 2026-11-29
+    Shut the Box Challenge November 29, 2026     (in the language of the request or player)
     Score 7 in 6 rolls                (or: Shut the box in 8 rolls!)
     🟩🟩🟨🟩🟥⬛
 
@@ -44,6 +44,7 @@ from service.api.schemas import (
 from service.api.tables import held_tables
 from service.calendar import has_begun, has_closed_everywhere, local_today
 from service.daily import DateNotOpen
+from service.i18n import LOCALISED, _, long_date, ngettext, number
 from service.rules.analysis import Hindsight
 from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Roll, Rules
@@ -92,7 +93,7 @@ class Leaderboard(msgspec.Struct, frozen=True):
 
 
 class ShareText(msgspec.Struct, frozen=True):
-    text: str
+    text: Annotated[str, msgspec.Meta(description=LOCALISED)]
 
 
 def _calendar_date(text: str) -> date | None:
@@ -115,16 +116,22 @@ def parse_date(text: str) -> date:
     """A path's date, or 400 saying why it is not one (without repeating the text)."""
     day = _calendar_date(text)
     if day is None:
-        raise problems.INVALID_DATE("That is not a calendar date; use YYYY-MM-DD, e.g. 2026-11-29.")
+        raise problems.INVALID_DATE(
+            _("That is not a calendar date; use YYYY-MM-DD, e.g. {example}.", example="2026-11-29")
+        )
     return day
 
 
 def check_begun(day: date, settings: Settings, now: datetime) -> None:
     """404 for a date before launch or not begun anywhere on Earth."""
     if day < settings.launch_date:
-        raise problems.UNKNOWN_DATE(f"The Daily Dice began on {settings.launch_date.isoformat()}.")
+        raise problems.UNKNOWN_DATE(
+            _("The Daily Dice began on {date}.", date=long_date(settings.launch_date))
+        )
     if not has_begun(day, now):
-        raise problems.UNKNOWN_DATE(f"{day.isoformat()} has not begun anywhere on Earth yet.")
+        raise problems.UNKNOWN_DATE(
+            _("{date} has not begun anywhere on Earth yet.", date=long_date(day))
+        )
 
 
 async def _daily_answer(services: Services, when: date, now: datetime) -> tuple[bytes, str]:
@@ -145,15 +152,29 @@ async def official_run(services: Services, player: PlayerRow, when: date) -> Dai
     """The player's official run of a date, or 404."""
     stored = await services.daily.official(player.id, when)
     if stored is None:
-        raise problems.NO_OFFICIAL_RUN(f"You have no official run of {when.isoformat()}.")
+        raise problems.NO_OFFICIAL_RUN(
+            _("You have no official run of {date}.", date=long_date(when))
+        )
     return stored
 
 
 def share_text(day: date, result: RunResult) -> str:
+    """The share text in the request's language (else the player's), the date and
+    numbers written as that language writes them."""
     symbols = "".join(SYMBOLS[m.label] if m.chosen else UNPLAYABLE for m in result.analysis.moves)
-    rolls = f"{result.rolls_used} roll{'s' if result.rolls_used != 1 else ''}"
-    outcome = f"Shut the box in {rolls}!" if result.shut else f"Score {result.score} in {rolls}"
-    return f"Shut the Box Challenge {day.isoformat()}\n{outcome}\n{symbols}"
+    rolls = result.rolls_used
+    outcome = (
+        ngettext("Shut the box in {count} roll!", "Shut the box in {count} rolls!", rolls)
+        if result.shut
+        else ngettext(
+            "Score {score} in {count} roll",
+            "Score {score} in {count} rolls",
+            rolls,
+            score=number(result.score),
+        )
+    )
+    title = _("Shut the Box Challenge {date}", date=long_date(day))
+    return f"{title}\n{outcome}\n{symbols}"
 
 
 _encoder = msgspec.json.Encoder()
@@ -280,18 +301,25 @@ class DailyController(Controller):
         except DateNotOpen:
             now = services.clock.now()
             raise problems.DATE_NOT_OPEN(
-                f"{when.isoformat()} is not open for you: in {player.time_zone} it is "
-                f"{local_today(now, player.time_zone).isoformat()}, a date stays open until 15 "
-                "minutes after its local midnight, and a date that closed for you stays closed "
-                "after a change of time zone.",
+                _(
+                    "{date} is not open for you: in {time_zone} it is {today}, a date stays "
+                    "open until 15 minutes after its local midnight, and a date that closed "
+                    "for you stays closed after a change of time zone.",
+                    date=long_date(when),
+                    time_zone=player.time_zone,
+                    today=long_date(local_today(now, player.time_zone)),
+                ),
             ) from None
         except AlreadyPlayed as played:
+            official = f"/v1/daily/{when.isoformat()}/runs/me"
             raise problems.ALREADY_PLAYED(
-                f"You already played {when.isoformat()}; your official run stands "
-                f"(GET /v1/daily/{when.isoformat()}/runs/me).",
+                _(
+                    "You already played {date}; your official run stands (GET {official_run}).",
+                    date=long_date(when),
+                    official_run=official,
+                ),
                 problems.AlreadyPlayedMembers(
-                    official_run_id=str(played.official_id),
-                    official_run=f"/v1/daily/{when.isoformat()}/runs/me",
+                    official_run_id=str(played.official_id), official_run=official
                 ),
             ) from None
         if any(in_key_transaction):
@@ -348,8 +376,11 @@ class DailyController(Controller):
             viewer = await optional_player(request, services)
             if viewer is None or await services.daily.official(viewer.id, when) is None:
                 raise problems.LEADERBOARD_HIDDEN(
-                    f"The ranking of {when.isoformat()} is shown once you have played it, "
-                    "or to everyone once the date has ended everywhere on Earth.",
+                    _(
+                        "The ranking of {date} is shown once you have played it, or to "
+                        "everyone once the date has ended everywhere on Earth.",
+                        date=long_date(when),
+                    ),
                 )
         issued = await sequences.issue(
             services.pool,

@@ -13,6 +13,7 @@ from litestar.di import NamedDependency, Provide
 from service.api import problems
 from service.clock import Clock
 from service.daily import DailyRuns
+from service.i18n import _, player_language
 from service.settings import Settings
 from service.store import daily as store_daily
 from service.store import players
@@ -66,15 +67,17 @@ async def _player(
 
 async def player_of(request: Request[Any, Any, Any], services: Services) -> PlayerRow:
     header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
+    scheme, _space, token = header.partition(" ")
     challenge = {"WWW-Authenticate": "Bearer"}
     if scheme.lower() != "bearer" or not token.strip():
-        raise problems.UNAUTHORIZED("Send the player's token: Authorization: Bearer <token>.",
+        raise problems.UNAUTHORIZED(
+            _("Send the player's token: {header}.", header="Authorization: Bearer <token>"),
             headers=challenge,
-        )  # fmt: skip
+        )
     player = await services.players_by_token(players.token_hash(token.strip()))
     if player is None:
-        raise problems.UNAUTHORIZED("This token belongs to no player.", headers=challenge)
+        raise problems.UNAUTHORIZED(_("This token belongs to no player."), headers=challenge)
+    player_language(player.language)
     return player
 
 

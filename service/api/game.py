@@ -5,6 +5,7 @@ Nothing is stored; no account is needed.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any
 
 import msgspec
@@ -18,6 +19,7 @@ from service.api.deps import Services
 from service.api.problems import documented
 from service.api.schemas import DiceIn, Die, MovesIn, OpenIn, RunResult, move_in, run_result
 from service.api.tables import held_tables
+from service.i18n import LOCALISED, N_, Language, _, current, speaking
 from service.rules.analysis import report
 from service.rules.dice import check_dice
 from service.rules.ruleset import (
@@ -46,13 +48,13 @@ class HintRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 class Choice(msgspec.Struct, frozen=True):
     value: str
-    description: str
+    description: Annotated[str, Meta(description=LOCALISED)]
 
 
 class Variant(msgspec.Struct, frozen=True, kw_only=True):
     field: str
     default: Any
-    description: str
+    description: Annotated[str, Meta(description=LOCALISED)]
     choices: list[Choice] | None
     minimum: int | None
     maximum: int | None
@@ -79,13 +81,18 @@ def position(rules: Rules, tiles: list[int] | None) -> OpenTiles:
         return rules.start_position
     for tile in tiles:
         if tile > rules.tiles:
-            raise problems.NOT_A_TILE(f"open: {tile} is not a tile of a {rules.tiles}-tile box")
+            raise problems.NOT_A_TILE(
+                _("open: {tile} is not a tile of a {tiles}-tile box", tile=tile, tiles=rules.tiles)
+            )
     if len(set(tiles)) != len(tiles):
-        raise problems.TILE_REPEATED("open: each tile may be listed only once")
+        raise problems.TILE_REPEATED(_("open: each tile may be listed only once"))
     return mask_of(tiles)
 
 
-def _catalog() -> RulesCatalog:
+@cache
+def catalog(language: Language) -> RulesCatalog:
+    """The rules variants, each described in a line of ``language``."""
+
     def variant(
         field: str,
         description: str,
@@ -96,28 +103,26 @@ def _catalog() -> RulesCatalog:
         return Variant(
             field=field,
             default=getattr(standard, field),
-            description=description,
-            choices=[Choice(v, text) for v, text in choices.items()] if choices else None,
+            description=_(description),
+            choices=[Choice(v, _(text)) for v, text in choices.items()] if choices else None,
             minimum=minimum,
             maximum=maximum,
         )
 
     standard = Rules()
-    return RulesCatalog(
-        standard=StandardRules(
-            standard.tiles, None, standard.one_die, standard.move_rule, standard.scoring
-        ),
-        fields=[
-            variant("tiles", "Tiles 1..N on the box.", minimum=2, maximum=12),
-            variant("start", "Tiles open at the start (default: all), e.g. 4..9."),
-            variant("one_die", "When you may roll one die."),
-            variant("move_rule", "Which tiles a roll lets you close."),
-            variant("scoring", "How the open tiles score (lower wins)."),
-        ],
-    )
-
-
-CATALOG = _catalog()
+    with speaking(language):
+        return RulesCatalog(
+            standard=StandardRules(
+                standard.tiles, None, standard.one_die, standard.move_rule, standard.scoring
+            ),
+            fields=[
+                variant("tiles", N_("Tiles 1..N on the box."), minimum=2, maximum=12),
+                variant("start", N_("Tiles open at the start (default: all), e.g. 4..9.")),
+                variant("one_die", N_("When you may roll one die.")),
+                variant("move_rule", N_("Which tiles a roll lets you close.")),
+                variant("scoring", N_("How the open tiles score (lower wins).")),
+            ],
+        )
 
 
 class GameController(Controller):
@@ -154,8 +159,10 @@ class GameController(Controller):
         dice = check_dice(rules, data.dice)
         if await services.dice_in_play.refuses(dice, services.clock.now()):
             raise problems.DICE_IN_PLAY(
-                "These dice are in play (a Daily Dice date still open somewhere, or a Friend "
-                "Box): submit your run to see its analysis.",
+                _(
+                    "These dice are in play (a Daily Dice date still open somewhere, or a "
+                    "Friend Box): submit your run to see its analysis."
+                ),
             )
         seed = "dice/" + "".join(f"{a}{b}" for a, b in dice)
         await held_tables(request, rules)
@@ -183,7 +190,9 @@ class GameController(Controller):
         rules = data.rules
         open_tiles = position(rules, data.open)
         if data.roll is not None and len(data.roll) == 1 and not rules.one_die_allowed(open_tiles):
-            raise problems.ONE_DIE_NOT_ALLOWED("roll: one die is not allowed here; send both dice")
+            raise problems.ONE_DIE_NOT_ALLOWED(
+                _("roll: one die is not allowed here; send both dice")
+            )
         roll = tuple(data.roll) if data.roll is not None else None
         await held_tables(request, rules)
         return hint(rules, open_tiles, roll)
@@ -219,7 +228,7 @@ class GameController(Controller):
         rules = Rules(tiles=tiles, one_die=one_die, move_rule=move_rule, scoring=scoring)
         tiles_open = [int(t) for t in open.split(",")] if open else None
         if tiles_open is not None and 0 in tiles_open:
-            raise problems.NOT_A_TILE("open: 0 is not a tile")
+            raise problems.NOT_A_TILE(_("open: 0 is not a tile"))
         open_tiles = position(rules, tiles_open)
         await held_tables(request, rules)
         return solution(rules, open_tiles)
@@ -231,4 +240,4 @@ class GameController(Controller):
         description="Every field of the rules object with its choices, each described in a line.",
     )
     async def rules(self) -> RulesCatalog:
-        return CATALOG
+        return catalog(current())

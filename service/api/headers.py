@@ -47,6 +47,17 @@ def describe_headers(app: Litestar) -> None:
             if operation is None:
                 continue
             parameters = list(operation.parameters or [])
+            if path.startswith("/v1/"):
+                parameters.append(
+                    _sent(
+                        "Accept-Language",
+                        "The language of the human text (problem titles and details, share "
+                        "text, rules lines, label words): en, nb, nl or de (no and nn read nb; "
+                        "regional tags their language); when it names none, the player's "
+                        "stored language, else English. Codes and field names never change. "
+                        "Answers with text say Content-Language.",
+                    )
+                )
             if _creates(operation):
                 parameters.append(
                     _sent(

@@ -10,6 +10,7 @@ from litestar import Request, Response
 
 from service.api import problems
 from service.api.deps import Services
+from service.i18n import _
 from service.store import idempotency
 from service.store.db import Connection
 
@@ -47,7 +48,7 @@ async def answer_once(
         status, body = await produce(None)
         return Answer(status, body, replayed=False)
     if not 1 <= len(key) <= 255 or not key.isprintable():
-        raise problems.INVALID_IDEMPOTENCY_KEY("Idempotency-Key: 1 to 255 printable characters")
+        raise problems.INVALID_IDEMPOTENCY_KEY(_("Idempotency-Key: 1 to 255 printable characters"))
     digest = idempotency.request_digest(
         request.method, request.url.path, canonical(await request.body())
     )
@@ -57,7 +58,10 @@ async def answer_once(
         )
     except idempotency.KeyReused:
         raise problems.IDEMPOTENCY_KEY_REUSED(
-            "This Idempotency-Key was used with another request; use a new key for a new request.",
+            _(
+                "This Idempotency-Key was used with another request; use a new key for a new "
+                "request."
+            ),
         ) from None
     return Answer(status, body, replayed)
 
@@ -69,5 +73,5 @@ async def respond_once(
     produce: Callable[[Connection | None], Awaitable[tuple[int, bytes]]],
 ) -> Response[bytes]:
     """``answer_once`` as the JSON response it is."""
-    status, body, _ = await answer_once(request, services, scope, produce)
+    status, body, _replayed = await answer_once(request, services, scope, produce)
     return Response(content=body, status_code=status, media_type=JSON)

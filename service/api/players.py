@@ -24,6 +24,7 @@ from service.api.idempotency import answer_once
 from service.api.problems import documented
 from service.api.schemas import Streak, streak_out
 from service.calendar import local_today, open_dates
+from service.i18n import Language, _
 from service.store import daily, players
 from service.store.db import Connection
 from service.store.players import PlayerRow
@@ -62,9 +63,19 @@ class NewPlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     token: TokenIn | None = None
 
 
+LanguageIn = Annotated[
+    Language,
+    Meta(
+        description="The language the player reads: used when a request's Accept-Language "
+        "names none of en, nb, nl, de (a share text in particular)."
+    ),
+]
+
+
 class PlayerChange(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     name: NameIn | UnsetType | None = UNSET
     time_zone: TimeZoneIn | UnsetType = UNSET
+    language: LanguageIn | UnsetType = UNSET
 
 
 class Claim(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -100,6 +111,7 @@ class Player(msgspec.Struct, frozen=True):
     name: str | None
     time_zone: str
     created_at: datetime
+    language: Language | None
 
 
 class PlayerWithStreak(Player, frozen=True):
@@ -125,7 +137,7 @@ def _zones() -> frozenset[str]:
 def checked_time_zone(time_zone: str) -> str:
     if time_zone not in _zones():
         raise problems.UNKNOWN_TIME_ZONE(
-            "time_zone: not an IANA time zone of a place (for example Europe/Oslo or UTC)",
+            _("time_zone: not an IANA time zone of a place (for example Europe/Oslo or UTC)"),
         )
     return time_zone
 
@@ -137,11 +149,11 @@ def checked_name(name: str | None) -> str | None:
         return None
     cleaned = unicodedata.normalize("NFC", name).strip()
     if any(c in BLANKS or unicodedata.category(c) in _INVISIBLE for c in cleaned):
-        raise problems.INVALID_NAME("name: control and invisible characters are not allowed")
+        raise problems.INVALID_NAME(_("name: control and invisible characters are not allowed"))
     if not 1 <= len(cleaned) <= NAME_MAX:
-        raise problems.INVALID_NAME(f"name: 1 to {NAME_MAX} characters, please")
+        raise problems.INVALID_NAME(_("name: 1 to {most} characters, please", most=NAME_MAX))
     if all(unicodedata.category(c) in _SHOWS_NOTHING for c in cleaned):
-        raise problems.INVALID_NAME("name: it shows nothing; use letters, digits or symbols")
+        raise problems.INVALID_NAME(_("name: it shows nothing; use letters, digits or symbols"))
     return cleaned
 
 
@@ -149,7 +161,7 @@ def checked_token(token: str | None) -> str | None:
     """A client's own token, refused when it is plainly not random."""
     if token is not None and len(set(token)) < TOKEN_DISTINCT_MIN:
         raise problems.WEAK_TOKEN(
-            "token: generate it from 32 random bytes (URL-safe base64); this one is guessable.",
+            _("token: generate it from 32 random bytes (URL-safe base64); this one is guessable."),
         )
     return token
 
@@ -174,7 +186,13 @@ async def player_streak(pool: asyncpg.Pool, player: PlayerRow, now: datetime) ->
 
 
 def player_out(row: PlayerRow) -> Player:
-    return Player(id=row.id, name=row.name, time_zone=row.time_zone, created_at=row.created_at)
+    return Player(
+        id=row.id,
+        name=row.name,
+        time_zone=row.time_zone,
+        created_at=row.created_at,
+        language=row.language,
+    )
 
 
 class PlayersController(Controller):
@@ -235,9 +253,11 @@ class PlayersController(Controller):
         status, body, replayed = await answer_once(request, services, scope, produce)
         if replayed and own_token is None:
             raise problems.TOKEN_NOT_KEPT(
-                "This Idempotency-Key created a player whose token was shown once and is not "
-                "kept. Create a player with a new key; send a token of your own to make "
-                "creation safe to retry.",
+                _(
+                    "This Idempotency-Key created a player whose token was shown once and is "
+                    "not kept. Create a player with a new key; send a token of your own to "
+                    "make creation safe to retry."
+                ),
             )
         return Response(player_created(_identity.decode(body), token), status_code=status)
 
@@ -295,12 +315,16 @@ class PlayersController(Controller):
                 name=name,
                 time_zone=time_zone,
                 closed_before=min(open_dates(now, player.time_zone, player.closed_before)),
+                language=data.language if not isinstance(data.language, UnsetType) else None,
             )
         except players.TimeZoneChangeTooSoon as soon:
             possible_at = soon.possible_at.astimezone(UTC)
             raise problems.TIME_ZONE_CHANGE_TOO_SOON(
-                "Your time zone changed less than 24 hours ago; it can change again from "
-                f"{possible_at:%Y-%m-%d %H:%M} UTC.",
+                _(
+                    "Your time zone changed less than 24 hours ago; it can change again from "
+                    "{when} UTC.",
+                    when=possible_at.strftime("%Y-%m-%d %H:%M"),
+                ),
                 problems.TimeZoneMembers(possible_at=possible_at),
             ) from None
         return player_out(row)
@@ -357,9 +381,8 @@ class PlayersController(Controller):
         data: JSONBody[Claim],
         services: NamedDependency[Services],
     ) -> CreatedPlayer:
-        what = "transfer code"
         try:
-            code = codes.parse(data.code, codes.TRANSFER_LENGTH, what)
+            code = codes.parse(data.code, codes.TRANSFER_LENGTH, codes.TRANSFER_CODE)
         except codes.MistypedCode as error:
             raise problems.MISTYPED_CODE(str(error)) from None
         except codes.MalformedCode as error:
@@ -369,13 +392,15 @@ class PlayersController(Controller):
             row = await players.claim(services.pool, code, token, services.clock.now())
         except asyncpg.UniqueViolationError:
             raise problems.TOKEN_TAKEN(
-                "token: this token belongs to another player; make a new one."
+                _("token: this token belongs to another player; make a new one.")
             ) from None
         if row is None:
             raise problems.UNKNOWN_TRANSFER_CODE(
-                "No live transfer code is "
-                f"{codes.display(code)}: it may have expired (15 minutes) or been used. "
-                "Ask the old device for a new one.",
+                _(
+                    "No live transfer code is {code}: it may have expired (15 minutes) or been "
+                    "used. Ask the old device for a new one.",
+                    code=codes.display(code),
+                ),
             )
         return player_created(Identity(id=row.id, name=row.name, time_zone=row.time_zone), token)
 

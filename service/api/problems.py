@@ -26,6 +26,7 @@ from litestar.plugins.problem_details import (
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from msgspec import UNSET, Meta, UnsetType
 
+from service.i18n import LOCALISED, N_, _
 from service.logs import ClientClosedRequest
 from service.rules.dice import InvalidDice
 from service.rules.errors import IllegalRun
@@ -48,7 +49,7 @@ class MoveMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Where a submitted run stopped being a legal turn."""
 
     move_index: Annotated[int, Meta(ge=0, description="The first offending move, 0-based.")]
-    reason: Annotated[str, Meta(description="Why that move is not legal, for a person.")]
+    reason: Annotated[str, Meta(description="Why that move is not legal. " + LOCALISED)]
     dice_used: Annotated[int, Meta(ge=1, le=2, description="The dice the move rolled: 1 or 2.")]
     roll: Annotated[Roll, Meta(description="The roll the move was played on, [d1, d2].")] | (
         UnsetType
@@ -100,9 +101,9 @@ class ProblemType:
             name,
             [
                 ("type", _literal[self.uri]),
-                ("title", str),
+                ("title", Annotated[str, Meta(description=LOCALISED)]),
                 ("status", _literal[self.status]),
-                ("detail", Annotated[str, Meta(description="What happened, for a person.")]),
+                ("detail", Annotated[str, Meta(description="What happened. " + LOCALISED)]),
             ],
             bases=(self.members,) if self.members is not None else None,
             kw_only=True,
@@ -127,7 +128,7 @@ class ProblemType:
         return ProblemDetailsException(
             status_code=self.status,
             type_=self.uri,
-            title=self.title,
+            title=_(self.title),
             detail=detail,
             headers=headers,
             extra=msgspec.to_builtins(members) if members is not None else None,
@@ -146,60 +147,64 @@ def _register(
 
 
 # Any request.
-INVALID_REQUEST = _register("invalid-request", 400, "The request is malformed")
-UNAUTHORIZED = _register("unauthorized", 401, "A valid bearer token is required")
-FORBIDDEN = _register("forbidden", 403, "Not visible to you yet")
-NOT_FOUND = _register("not-found", 404, "No such resource")
-METHOD_NOT_ALLOWED = _register("method-not-allowed", 405, "Method not allowed")
-CONFLICT = _register("conflict", 409, "Conflicts with stored state")
-BODY_TOO_LARGE = _register("body-too-large", 413, "The request body is too large")
-UNSUPPORTED_MEDIA_TYPE = _register("unsupported-media-type", 415, "The request body must be JSON")
-RULES_VIOLATION = _register("rules-violation", 422, "The request breaks the game's rules")
-RATE_LIMITED = _register("rate-limited", 429, "Too many requests")
-CLIENT_CLOSED_REQUEST = _register("client-closed-request", 499, "Client closed request")
-INTERNAL_ERROR = _register("internal-error", 500, "Server error")
-UNAVAILABLE_DEPENDENCY = _register("unavailable", 503, "A dependency is unavailable")
-DATABASE_UNAVAILABLE = _register("database-unavailable", 503, "The database is unavailable")
-DATABASE_TIMEOUT = _register("database-timeout", 503, "The database timed out")
-SOLVER_BUSY = _register("solver-busy", 503, "The solver is busy")
-INVALID_IDEMPOTENCY_KEY = _register("invalid-idempotency-key", 400, "Invalid Idempotency-Key")
+INVALID_REQUEST = _register("invalid-request", 400, N_("The request is malformed"))
+UNAUTHORIZED = _register("unauthorized", 401, N_("A valid bearer token is required"))
+FORBIDDEN = _register("forbidden", 403, N_("Not visible to you yet"))
+NOT_FOUND = _register("not-found", 404, N_("No such resource"))
+METHOD_NOT_ALLOWED = _register("method-not-allowed", 405, N_("Method not allowed"))
+CONFLICT = _register("conflict", 409, N_("Conflicts with stored state"))
+BODY_TOO_LARGE = _register("body-too-large", 413, N_("The request body is too large"))
+UNSUPPORTED_MEDIA_TYPE = _register(
+    "unsupported-media-type", 415, N_("The request body must be JSON")
+)
+RULES_VIOLATION = _register("rules-violation", 422, N_("The request breaks the game's rules"))
+RATE_LIMITED = _register("rate-limited", 429, N_("Too many requests"))
+CLIENT_CLOSED_REQUEST = _register("client-closed-request", 499, N_("Client closed request"))
+INTERNAL_ERROR = _register("internal-error", 500, N_("Server error"))
+UNAVAILABLE_DEPENDENCY = _register("unavailable", 503, N_("A dependency is unavailable"))
+DATABASE_UNAVAILABLE = _register("database-unavailable", 503, N_("The database is unavailable"))
+DATABASE_TIMEOUT = _register("database-timeout", 503, N_("The database timed out"))
+SOLVER_BUSY = _register("solver-busy", 503, N_("The solver is busy"))
+INVALID_IDEMPOTENCY_KEY = _register("invalid-idempotency-key", 400, N_("Invalid Idempotency-Key"))
 IDEMPOTENCY_KEY_REUSED = _register(
-    "idempotency-key-reused", 422, "The Idempotency-Key was used with another request"
+    "idempotency-key-reused", 422, N_("The Idempotency-Key was used with another request")
 )
 
 # Players.
-UNKNOWN_TIME_ZONE = _register("unknown-time-zone", 422, "Unknown time zone")
-INVALID_NAME = _register("invalid-name", 422, "The name shows nothing")
-WEAK_TOKEN = _register("weak-token", 422, "The token is not random enough")
-TOKEN_NOT_KEPT = _register("token-not-kept", 409, "The token was shown once and is not kept")
-TOKEN_TAKEN = _register("token-taken", 409, "The token belongs to another player")
+UNKNOWN_TIME_ZONE = _register("unknown-time-zone", 422, N_("Unknown time zone"))
+INVALID_NAME = _register("invalid-name", 422, N_("The name shows nothing"))
+WEAK_TOKEN = _register("weak-token", 422, N_("The token is not random enough"))
+TOKEN_NOT_KEPT = _register("token-not-kept", 409, N_("The token was shown once and is not kept"))
+TOKEN_TAKEN = _register("token-taken", 409, N_("The token belongs to another player"))
 TIME_ZONE_CHANGE_TOO_SOON = _register(
     "time-zone-change-too-soon",
     409,
-    "The time zone changed less than 24 hours ago",
+    N_("The time zone changed less than 24 hours ago"),
     TimeZoneMembers,
 )
-MISTYPED_CODE = _register("mistyped-code", 400, "The code was mistyped")
-INVALID_CODE = _register("invalid-code", 400, "That is not a code")
-UNKNOWN_TRANSFER_CODE = _register("unknown-transfer-code", 404, "No such live transfer code")
+MISTYPED_CODE = _register("mistyped-code", 400, N_("The code was mistyped"))
+INVALID_CODE = _register("invalid-code", 400, N_("That is not a code"))
+UNKNOWN_TRANSFER_CODE = _register("unknown-transfer-code", 404, N_("No such live transfer code"))
 
 # Daily Dice and Friend Box.
-INVALID_DATE = _register("invalid-date", 400, "That is not a calendar date")
-UNKNOWN_DATE = _register("unknown-date", 404, "No Daily Dice for that date")
-DATE_NOT_OPEN = _register("date-not-open", 422, "The date is not open for you")
-ALREADY_PLAYED = _register("already-played", 409, "Already played", AlreadyPlayedMembers)
-NO_OFFICIAL_RUN = _register("no-official-run", 404, "No official run of that date")
-LEADERBOARD_HIDDEN = _register("leaderboard-hidden", 403, "The ranking is not shown yet")
-UNKNOWN_BOX = _register("unknown-box", 404, "No such box")
-RESULTS_HIDDEN = _register("results-hidden", 403, "The results of the box are not shown yet")
+INVALID_DATE = _register("invalid-date", 400, N_("That is not a calendar date"))
+UNKNOWN_DATE = _register("unknown-date", 404, N_("No Daily Dice for that date"))
+DATE_NOT_OPEN = _register("date-not-open", 422, N_("The date is not open for you"))
+ALREADY_PLAYED = _register("already-played", 409, N_("Already played"), AlreadyPlayedMembers)
+NO_OFFICIAL_RUN = _register("no-official-run", 404, N_("No official run of that date"))
+LEADERBOARD_HIDDEN = _register("leaderboard-hidden", 403, N_("The ranking is not shown yet"))
+UNKNOWN_BOX = _register("unknown-box", 404, N_("No such box"))
+RESULTS_HIDDEN = _register("results-hidden", 403, N_("The results of the box are not shown yet"))
 
 # The game: dice, positions and runs.
-DICE_IN_PLAY = _register("dice-in-play", 403, "These dice are in play")
-INVALID_DICE = _register("invalid-dice", 422, "The dice do not fit the rules")
-_ILLEGAL_RUN: Final = "The run is not a legal turn"
-NOT_A_TILE = _register("not-a-tile", 422, "Not a tile of the box", TileMembers)
-TILE_REPEATED = _register("tile-repeated", 422, "A tile is listed twice", TileMembers)
-ONE_DIE_NOT_ALLOWED = _register("one-die-not-allowed", 422, "One die is not allowed", TileMembers)
+DICE_IN_PLAY = _register("dice-in-play", 403, N_("These dice are in play"))
+INVALID_DICE = _register("invalid-dice", 422, N_("The dice do not fit the rules"))
+_ILLEGAL_RUN: Final = N_("The run is not a legal turn")
+NOT_A_TILE = _register("not-a-tile", 422, N_("Not a tile of the box"), TileMembers)
+TILE_REPEATED = _register("tile-repeated", 422, N_("A tile is listed twice"), TileMembers)
+ONE_DIE_NOT_ALLOWED = _register(
+    "one-die-not-allowed", 422, N_("One die is not allowed"), TileMembers
+)
 # A run's own causes, one per IllegalRun of the rules core (the three above as well).
 MALFORMED_MOVE = _register("malformed-move", 422, _ILLEGAL_RUN, MoveMembers)
 TILE_NOT_OPEN = _register("tile-not-open", 422, _ILLEGAL_RUN, MoveMembers)
@@ -285,10 +290,24 @@ def from_http_exception(exc: HTTPException) -> ProblemDetailsException:
     return kind(detail, headers=exc.headers)
 
 
+def _said(template: str, values: dict[str, object]) -> str:
+    """A sentence of the rules core in the request's language; its words too."""
+    return _(template, **{name: _(v) if isinstance(v, str) else v for name, v in values.items()})
+
+
 def from_illegal_run(exc: IllegalRun) -> ProblemDetailsException:
     kind = PROBLEMS[exc.code]
+    reason = _said(exc.template, exc.values)
+    if exc.roll is None:
+        detail = _("Move {number}: {reason}", number=exc.index + 1, reason=reason)
+    else:
+        a, b = exc.roll
+        shown = _("one die: {die}", die=a) if exc.dice == 1 else f"{a} + {b} = {a + b}"
+        detail = _(
+            "Move {number} (roll {roll}): {reason}", number=exc.index + 1, roll=shown, reason=reason
+        )
     roll = exc.roll if exc.roll is not None else UNSET
-    where: dict[str, Any] = {"move_index": exc.index, "reason": exc.reason, "dice_used": exc.dice}
+    where: dict[str, Any] = {"move_index": exc.index, "reason": reason, "dice_used": exc.dice}
     options = getattr(exc, "options", None)
     members: msgspec.Struct
     if kind.members is MoveWithOptionsMembers and options is not None:
@@ -298,11 +317,11 @@ def from_illegal_run(exc: IllegalRun) -> ProblemDetailsException:
         members = TileMembers(**where, roll=roll)
     else:
         members = MoveMembers(**where, roll=roll)
-    return kind(exc.detail, members)
+    return kind(detail, members)
 
 
 def from_invalid_dice(exc: InvalidDice) -> ProblemDetailsException:
-    return INVALID_DICE(str(exc))
+    return INVALID_DICE(_said(exc.template, exc.values))
 
 
 def from_database_error(exc: Exception) -> ProblemDetailsException:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 import msgspec
 from msgspec import Meta
 
 from service.calendar import StreakRuns, current_streak
+from service.i18n import LOCALISED, N_, _
 from service.rules.analysis import Analysis, Report
 from service.rules.players import ComputerRun
 from service.rules.replay import Move
@@ -72,6 +73,15 @@ def rules_out(rules: Rules) -> RulesOut:
     )
 
 
+Label = Literal["best", "inaccuracy", "mistake", "blunder"]
+LABEL_WORDS: Final[dict[Label, str]] = {
+    "best": N_("best"),
+    "inaccuracy": N_("inaccuracy"),
+    "mistake": N_("mistake"),
+    "blunder": N_("blunder"),
+}
+
+
 class MoveAnalysisOut(msgspec.Struct, frozen=True):
     index: int
     roll: Roll
@@ -84,7 +94,8 @@ class MoveAnalysisOut(msgspec.Struct, frozen=True):
     best_expected_score: float
     dice_loss: float
     expected_loss: float
-    label: Literal["best", "inaccuracy", "mistake", "blunder"]
+    label: Label
+    label_text: Annotated[str, Meta(description="The label in words. " + LOCALISED)]
 
 
 class AnalysisOut(msgspec.Struct, frozen=True):
@@ -149,6 +160,7 @@ def _analysis_out(analysis: Analysis) -> AnalysisOut:
                 dice_loss=m.dice_loss,
                 expected_loss=m.expected_loss,
                 label=m.label,
+                label_text=_(LABEL_WORDS[m.label]),
             )
             for m in analysis.moves
         ],

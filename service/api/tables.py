@@ -9,6 +9,7 @@ from typing import Any
 from litestar import Request
 
 from service.api import problems
+from service.i18n import _
 from service.ratelimit import RateLimiter
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED, Tables
@@ -31,12 +32,14 @@ async def held_tables(request: Request[Any, Any, Any], rules: Rules) -> Tables:
         return await solver.tables(rules, client)
     except SolverBusy as busy:
         raise problems.SOLVER_BUSY(
-            "Many rules variants are being solved right now; retry as Retry-After says.",
+            _("Many rules variants are being solved right now; retry as Retry-After says."),
             headers={"Retry-After": str(busy.retry_after)},
         ) from None
     except TooManySolves as over:
         raise problems.RATE_LIMITED(
-            "This client asked for too many rules variants not solved yet; retry as "
-            "Retry-After says (variants solved before are not limited so).",
+            _(
+                "This client asked for too many rules variants not solved yet; retry as "
+                "Retry-After says (variants solved before are not limited so)."
+            ),
             headers={"Retry-After": str(over.retry_after)},
         ) from None

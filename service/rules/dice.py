@@ -26,6 +26,7 @@ from datetime import date
 from typing import Final
 
 from service.rules.ruleset import ALL_ROLLS, Roll, Rules
+from service.rules.words import N_
 
 ALGORITHM: Final = "hmac-sha256-v1"
 _ROLLS: Final = frozenset(ALL_ROLLS)
@@ -33,7 +34,12 @@ _ACCEPT_BELOW: Final = 252
 
 
 class InvalidDice(ValueError):
-    """A dice sequence that cannot belong to these rules."""
+    """A dice sequence that cannot belong to these rules: why, as a template and values."""
+
+    def __init__(self, template: str, **values: object) -> None:
+        self.template = template
+        self.values = values
+        super().__init__(template.format(**values))
 
 
 def derive_dice(secret: bytes, sequence_id: str, rolls: int) -> tuple[Roll, ...]:
@@ -66,10 +72,15 @@ def check_dice(rules: Rules, dice: Sequence[Sequence[int]]) -> tuple[Roll, ...]:
     """The dice as rolls, if they fit these rules; ``InvalidDice`` says why not."""
     if len(dice) != rules.rolls:
         raise InvalidDice(
-            f"dice: a sequence for {rules.tiles} tiles has {rules.rolls} rolls, not {len(dice)}"
+            N_("dice: a sequence for {tiles} tiles has {rolls} rolls, not {given}"),
+            tiles=rules.tiles,
+            rolls=rules.rolls,
+            given=len(dice),
         )
     rolls = tuple((roll[0], roll[1]) for roll in dice if len(roll) == 2)
     if len(rolls) == len(dice) and all(r in _ROLLS for r in rolls):
         return rolls
     k, roll = next((k, r) for k, r in enumerate(dice) if len(r) != 2 or tuple(r) not in _ROLLS)
-    raise InvalidDice(f"dice[{k}]: a roll is two dice, each 1..6, not {list(roll)}")
+    raise InvalidDice(
+        N_("dice[{index}]: a roll is two dice, each 1..6, not {roll}"), index=k, roll=list(roll)
+    )

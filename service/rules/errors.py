@@ -2,7 +2,8 @@
 
 Every error names the first offending move (``index``, 0-based as in the moves
 array), the roll it was played on, and a sentence a player understands; ``code`` is
-a stable slug clients can switch on.
+a stable slug clients can switch on. The sentence is kept as its template and values
+too (``template``, ``values``), so that an edge can say it in the player's language.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from service.rules.ruleset import OpenTiles, Roll, tiles_of
+from service.rules.words import N_
 
 
 def describe_roll(roll: Roll, dice: int) -> str:
@@ -29,11 +31,15 @@ class IllegalRun(ValueError):
 
     code: ClassVar[str] = "illegal-run"
 
-    def __init__(self, index: int, roll: Roll | None, dice: int, reason: str) -> None:
+    def __init__(
+        self, index: int, roll: Roll | None, dice: int, reason: str, **values: object
+    ) -> None:
         self.index = index
         self.roll = roll
         self.dice = dice
-        self.reason = reason
+        self.template = reason
+        self.values = values
+        self.reason = reason.format(**values)
         super().__init__(self.detail)
 
     @property
@@ -83,8 +89,8 @@ class PlayableRollSkipped(IllegalRun):
             index,
             roll,
             dice,
-            "this roll can be played, so a set must be closed "
-            f"(possible: {describe_sets(options)})",
+            N_("this roll can be played, so a set must be closed (possible: {possible})"),
+            possible=describe_sets(options),
         )
 
 
@@ -99,8 +105,8 @@ class RunEndsEarly(IllegalRun):
             index,
             roll,
             2,
-            "the run stops here, but this roll can still be played "
-            f"(possible: {describe_sets(options)})",
+            N_("the run stops here, but this roll can still be played (possible: {possible})"),
+            possible=describe_sets(options),
         )
 
 

@@ -38,6 +38,7 @@ from service.rules.errors import (
     describe_sets,
 )
 from service.rules.ruleset import OpenTiles, Roll, Rules, mask_of, roll_total, tiles_of
+from service.rules.words import N_
 
 
 class Move(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -95,7 +96,7 @@ def replay(rules: Rules, dice: Sequence[Roll], moves: Sequence[Move]) -> Run:
     for index, move in enumerate(moves):
         roll = dice[index] if index < len(dice) else None
         if ended or position == 0 or roll is None:
-            raise MoveAfterEnd(index, roll, move.dice, "the turn has already ended")
+            raise MoveAfterEnd(index, roll, move.dice, N_("the turn has already ended"))
         closed = _check_move(rules, position, index, roll, move)
         steps.append(Step(index, roll, move.dice, position, closed))
         position ^= closed
@@ -127,24 +128,33 @@ def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move:
     """The tiles this move closes, if it is legal here."""
     dice = move.dice
     if dice not in (1, 2):
-        raise MalformedMove(index, roll, 2, f"a move rolls one die or two, not {dice}")
+        raise MalformedMove(
+            index, roll, 2, N_("a move rolls one die or two, not {count}"), count=dice
+        )
     if dice == 1 and not rules.one_die_allowed(position):
         raise OneDieNotAllowed(index, roll, dice, _one_die_reason(rules))
     options = rules.legal_sets(position, roll, dice)
     if not options and move.tiles:
-        raise MoveAfterEnd(index, roll, dice, "this roll cannot be played, so the turn ended on it")
+        raise MoveAfterEnd(
+            index, roll, dice, N_("this roll cannot be played, so the turn ended on it")
+        )
     for tile in move.tiles:
         if not 1 <= tile <= rules.tiles:
             raise NotATile(
-                index, roll, dice, f"{tile} is not a tile (the box has 1..{rules.tiles})"
+                index,
+                roll,
+                dice,
+                N_("{tile} is not a tile (the box has 1..{tiles})"),
+                tile=tile,
+                tiles=rules.tiles,
             )
     repeated = sorted({t for t in move.tiles if move.tiles.count(t) > 1})
     if repeated:
-        raise TileRepeated(index, roll, dice, f"tile {repeated[0]} is listed twice")
+        raise TileRepeated(index, roll, dice, N_("tile {tile} is listed twice"), tile=repeated[0])
     closed = mask_of(move.tiles)
     if closed & ~position:
         shut = tiles_of(closed & ~position)[0]
-        raise TileNotOpen(index, roll, dice, f"tile {shut} is already closed")
+        raise TileNotOpen(index, roll, dice, N_("tile {tile} is already closed"), tile=shut)
     if closed == 0:
         if options:
             raise PlayableRollSkipped(index, roll, dice, options)
@@ -160,20 +170,29 @@ def _rule_error(rules: Rules, index: int, roll: Roll, dice: int, closed: OpenTil
     needs_total = rules.move_rule == "any" or (rules.move_rule == "dice_or_sum" and dice == 2)
     if needs_total and sum(tiles) != total:
         shown = " + ".join(map(str, tiles))
-        return WrongTotal(index, roll, dice, f"{shown} adds up to {sum(tiles)}, not {total}")
+        return WrongTotal(
+            index,
+            roll,
+            dice,
+            N_("{tiles} adds up to {sum}, not {total}"),
+            tiles=shown,
+            sum=sum(tiles),
+            total=total,
+        )
     allowed = rules.candidate_sets(roll, dice)
     return MoveRuleViolation(
         index,
         roll,
         dice,
-        f"{rules.describe_move_rule()} "
-        f"On this roll that allows: {describe_sets(allowed) or 'nothing'}",
+        N_("{rule} On this roll that allows: {allowed}"),
+        rule=rules.describe_move_rule(),
+        allowed=describe_sets(allowed) or N_("nothing"),
     )
 
 
 def _one_die_reason(rules: Rules) -> str:
     if rules.one_die == "never":
-        return "these rules never allow rolling one die"
+        return N_("these rules never allow rolling one die")
     if rules.one_die == "high_closed":
-        return "one die is allowed only once every tile of 7 or more is closed"
-    return "one die is allowed only once the open tiles add up to 6 or less"
+        return N_("one die is allowed only once every tile of 7 or more is closed")
+    return N_("one die is allowed only once the open tiles add up to 6 or less")

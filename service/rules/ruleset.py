@@ -20,6 +20,8 @@ from typing import Annotated, Final, Literal, TypeAlias
 
 import msgspec
 
+from service.rules.words import N_
+
 OpenTiles: TypeAlias = int
 """A position: bit ``t - 1`` is set while tile ``t`` is open."""
 
@@ -42,19 +44,21 @@ SCORING_VALUES: Final = ("sum", "count", "digits")
 
 DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
     "one_die": {
-        "never": "Always roll two dice.",
-        "high_closed": "You may roll one die once every tile of 7 or more is closed.",
-        "sum_le_6": "You may roll one die once the open tiles add up to 6 or less.",
+        "never": N_("Always roll two dice."),
+        "high_closed": N_("You may roll one die once every tile of 7 or more is closed."),
+        "sum_le_6": N_("You may roll one die once the open tiles add up to 6 or less."),
     },
     "move_rule": {
-        "any": "Close any set of open tiles that adds up to the roll.",
-        "dice_or_sum": "Close the tile equal to the total, or the two tiles equal to the two dice.",
-        "single": "Close exactly one tile, equal to either die or to the total.",
+        "any": N_("Close any set of open tiles that adds up to the roll."),
+        "dice_or_sum": N_(
+            "Close the tile equal to the total, or the two tiles equal to the two dice."
+        ),
+        "single": N_("Close exactly one tile, equal to either die or to the total."),
     },
     "scoring": {
-        "sum": "Your score is the sum of the open tiles.",
-        "count": "Your score is the number of open tiles.",
-        "digits": "The open tiles in ascending order, read as one number (2, 5, 7 is 257).",
+        "sum": N_("Your score is the sum of the open tiles."),
+        "count": N_("Your score is the number of open tiles."),
+        "digits": N_("The open tiles in ascending order, read as one number (2, 5, 7 is 257)."),
     },
 }
 

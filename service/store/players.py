@@ -12,6 +12,7 @@ from typing import Final
 import asyncpg
 import msgspec
 
+from service.i18n import Language
 from service.store.db import QUERIES, Connection, connection_of
 
 TIME_ZONE_CHANGE_EVERY: Final = timedelta(hours=24)
@@ -26,6 +27,7 @@ class PlayerRow(msgspec.Struct, frozen=True):
     time_zone_changed_at: datetime | None = None
     closed_before: date | None = None
     """Every date before this one has closed for the player, whatever their time zone."""
+    language: Language | None = None
 
 
 class TokenTaken(Exception):
@@ -60,6 +62,7 @@ def _player(row: asyncpg.Record | None) -> PlayerRow:
         created_at=row["created_at"],
         time_zone_changed_at=row["time_zone_changed_at"],
         closed_before=row["closed_before"],
+        language=row["language"],
     )
 
 
@@ -99,8 +102,9 @@ async def update(
     name: str | None,
     time_zone: str | None,
     closed_before: date,
+    language: Language | None = None,
 ) -> PlayerRow:
-    """Change the name (when ``set_name``) and the time zone (when given), in one
+    """Change the name (when ``set_name``), the time zone and the language (when given), in one
     statement. A new time zone at most once in 24 hours (else ``TimeZoneChangeTooSoon``,
     and nothing changes); dates before ``closed_before`` stay closed for good."""
     row = await pool.fetchrow(
@@ -112,6 +116,7 @@ async def update(
         now,
         closed_before,
         now - TIME_ZONE_CHANGE_EVERY,
+        language,
     )
     if row is None:
         changed = await pool.fetchval(QUERIES.time_zone_changed_at, player_id)

@@ -3,21 +3,23 @@
 INSERT INTO players (id, name, time_zone, token_hash, created_at)
 VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (token_hash) DO NOTHING
-RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before;
+RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before, language;
 
 -- name: players_by_token
 -- The players bearer tokens belong to (looked up by the tokens' hashes), for a batch of
 -- requests at once.
-SELECT id, name, time_zone, created_at, time_zone_changed_at, closed_before, token_hash
+SELECT id, name, time_zone, created_at, time_zone_changed_at, closed_before, language, token_hash
 FROM players
 WHERE token_hash = ANY($1::bytea[]);
 
 -- name: update_player
--- Change a player's name ($2: whether to set it to $3) and time zone ($4, kept when NULL).
--- Moving to another zone records when ($5) and keeps every date before $6 closed; it is
--- refused (no row) when the zone last changed after the cut-off $7.
+-- Change a player's name ($2: whether to set it to $3), time zone ($4, kept when NULL) and
+-- language ($8, kept when NULL). Moving to another zone records when ($5) and keeps every
+-- date before $6 closed; it is refused (no row) when the zone last changed after the
+-- cut-off $7.
 UPDATE players
 SET name = CASE WHEN $2 THEN $3 ELSE name END,
+    language = COALESCE($8::text, language),
     time_zone = COALESCE($4::text, time_zone),
     time_zone_changed_at = CASE WHEN $4::text <> time_zone THEN $5 ELSE time_zone_changed_at END,
     closed_before = CASE WHEN $4::text <> time_zone THEN GREATEST(closed_before, $6::date)
@@ -25,7 +27,7 @@ SET name = CASE WHEN $2 THEN $3 ELSE name END,
 WHERE id = $1
   AND ($4::text IS NULL OR $4::text = time_zone OR time_zone_changed_at IS NULL
        OR time_zone_changed_at <= $7)
-RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before;
+RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before, language;
 
 -- name: time_zone_changed_at
 -- When the player's time zone last changed.
@@ -49,7 +51,7 @@ RETURNING player_id;
 -- name: retoken_player
 -- Give a player a new token (its hash): the old one stops at once.
 UPDATE players SET token_hash = $2 WHERE id = $1
-RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before;
+RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before, language;
 
 -- name: insert_players_bulk
 -- Many players at once (synthetic days for load tests): ids, names, time zones, token

@@ -159,7 +159,7 @@ async def test_history_and_share(client: httpx.AsyncClient, clock: FixedClock) -
     share = (await client.get("/v1/daily/2026-11-26/share", headers=auth(player))).json()["text"]
     run = (await client.get("/v1/daily/2026-11-26/runs/me", headers=auth(player))).json()
     lines = share.split("\n")
-    assert lines[0] == "Shut the Box Challenge 2026-11-26"
+    assert lines[0] == "Shut the Box Challenge November 26, 2026"
     expected = "Shut the box in" if run["shut"] else f"Score {run['score']} in"
     assert lines[1].startswith(expected)
     assert len(lines[2]) == run["rolls_used"]

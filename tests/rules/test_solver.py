@@ -115,7 +115,7 @@ def test_hint_offers_the_dice_choice_where_one_die_is_allowed() -> None:
     choice = hint(rules, mask_of((1, 2, 3)), None).dice_choice
     assert choice is not None and choice.best == 1  # with 1, 2, 3 open, one die shuts more
     assert choice.one.p_shut > choice.two.p_shut
-    assert hint(rules, rules.full, None).dice_choice is None
+    assert hint(rules, rules.full, None).dice_choice is msgspec.UNSET
     with pytest.raises(ValueError, match="one die is not allowed"):
         hint(rules, rules.full, (3,))
     assert [o.tiles for o in hint(rules, mask_of((1, 2, 3)), (3,)).options] == [(3,), (1, 2)]

@@ -425,7 +425,7 @@ export interface components {
     schemas: {
         /** AlreadyPlayedProblem */
         AlreadyPlayedProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description Where to read the official run (Daily Dice). */
             official_run?: string;
@@ -433,6 +433,7 @@ export interface components {
             official_run_id: string;
             /** @constant */
             status: 409;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/already-played";
@@ -458,10 +459,11 @@ export interface components {
         };
         /** BodyTooLargeProblem */
         BodyTooLargeProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 413;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/body-too-large";
@@ -521,6 +523,7 @@ export interface components {
         };
         /** Choice */
         Choice: {
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             description: string;
             value: string;
         };
@@ -596,30 +599,33 @@ export interface components {
         };
         /** DatabaseTimeoutProblem */
         DatabaseTimeoutProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 503;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/database-timeout";
         };
         /** DatabaseUnavailableProblem */
         DatabaseUnavailableProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 503;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/database-unavailable";
         };
         /** DateNotOpenProblem */
         DateNotOpenProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/date-not-open";
@@ -632,10 +638,11 @@ export interface components {
         };
         /** DiceInPlayProblem */
         DiceInPlayProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 403;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/dice-in-play";
@@ -675,70 +682,77 @@ export interface components {
         };
         /** IdempotencyKeyReusedProblem */
         IdempotencyKeyReusedProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/idempotency-key-reused";
         };
         /** InvalidCodeProblem */
         InvalidCodeProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 400;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/invalid-code";
         };
         /** InvalidDateProblem */
         InvalidDateProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 400;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/invalid-date";
         };
         /** InvalidDiceProblem */
         InvalidDiceProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/invalid-dice";
         };
         /** InvalidIdempotencyKeyProblem */
         InvalidIdempotencyKeyProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 400;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/invalid-idempotency-key";
         };
         /** InvalidNameProblem */
         InvalidNameProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/invalid-name";
         };
         /** InvalidRequestProblem */
         InvalidRequestProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 400;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/invalid-request";
@@ -758,23 +772,24 @@ export interface components {
         };
         /** LeaderboardHiddenProblem */
         LeaderboardHiddenProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 403;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/leaderboard-hidden";
         };
         /** MalformedMoveProblem */
         MalformedMoveProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
             /** @description The first offending move, 0-based. */
             move_index: number;
-            /** @description Why that move is not legal, for a person. */
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
             /** @description The roll the move was played on, [d1, d2]. */
             roll?: [
@@ -783,29 +798,31 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/malformed-move";
         };
         /** MistypedCodeProblem */
         MistypedCodeProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 400;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/mistyped-code";
         };
         /** MoveAfterEndProblem */
         MoveAfterEndProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
             /** @description The first offending move, 0-based. */
             move_index: number;
-            /** @description Why that move is not legal, for a person. */
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
             /** @description The roll the move was played on, [d1, d2]. */
             roll?: [
@@ -814,6 +831,7 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/move-after-end";
@@ -832,6 +850,8 @@ export interface components {
             index: number;
             /** @enum {string} */
             label: "best" | "inaccuracy" | "mistake" | "blunder";
+            /** @description The label in words. Localised: in the language Accept-Language chooses (else the player's). */
+            label_text: string;
             roll: [
                 number,
                 number
@@ -851,13 +871,13 @@ export interface components {
         };
         /** MoveRuleViolationProblem */
         MoveRuleViolationProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
             /** @description The first offending move, 0-based. */
             move_index: number;
-            /** @description Why that move is not legal, for a person. */
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
             /** @description The roll the move was played on, [d1, d2]. */
             roll?: [
@@ -866,6 +886,7 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/move-rule-violation";
@@ -885,17 +906,18 @@ export interface components {
         };
         /** NoOfficialRunProblem */
         NoOfficialRunProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 404;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/no-official-run";
         };
         /** NotATileProblem */
         NotATileProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             dice_used?: number;
             move_index?: number;
@@ -906,6 +928,7 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/not-a-tile";
@@ -938,7 +961,7 @@ export interface components {
         };
         /** OneDieNotAllowedProblem */
         OneDieNotAllowedProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             dice_used?: number;
             move_index?: number;
@@ -949,6 +972,7 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/one-die-not-allowed";
@@ -959,7 +983,7 @@ export interface components {
         };
         /** PlayableRollSkippedProblem */
         PlayableRollSkippedProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
@@ -967,7 +991,7 @@ export interface components {
             move_index: number;
             /** @description The sets of tiles the roll could close. */
             possible: number[][];
-            /** @description Why that move is not legal, for a person. */
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
             /** @description The roll the move was played on, [d1, d2]. */
             roll?: [
@@ -976,6 +1000,7 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/playable-roll-skipped";
@@ -986,11 +1011,18 @@ export interface components {
             created_at: string;
             /** Format: uuid */
             id: string;
+            /** @enum {null|string} */
+            language: "en" | "nb" | "nl" | "de" | null;
             name: string | null;
             time_zone: string;
         };
         /** PlayerChange */
         PlayerChange: {
+            /**
+             * @description The language the player reads: used when a request's Accept-Language names none of en, nb, nl, de (a share text in particular).
+             * @enum {unknown}
+             */
+            language?: "de" | "en" | "nb" | "nl";
             name?: string | null;
             /** @description An IANA time zone, e.g. Europe/Oslo. */
             time_zone?: string;
@@ -1001,6 +1033,8 @@ export interface components {
             created_at: string;
             /** Format: uuid */
             id: string;
+            /** @enum {null|string} */
+            language: "en" | "nb" | "nl" | "de" | null;
             name: string | null;
             streak: components["schemas"]["Streak"];
             time_zone: string;
@@ -1018,10 +1052,11 @@ export interface components {
         };
         /** RateLimitedProblem */
         RateLimitedProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 429;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/rate-limited";
@@ -1037,10 +1072,11 @@ export interface components {
         };
         /** ResultsHiddenProblem */
         ResultsHiddenProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 403;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/results-hidden";
@@ -1088,7 +1124,7 @@ export interface components {
         };
         /** RunEndsEarlyProblem */
         RunEndsEarlyProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
@@ -1096,7 +1132,7 @@ export interface components {
             move_index: number;
             /** @description The sets of tiles the roll could close. */
             possible: number[][];
-            /** @description Why that move is not legal, for a person. */
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
             /** @description The roll the move was played on, [d1, d2]. */
             roll?: [
@@ -1105,6 +1141,7 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/run-ends-early";
@@ -1132,6 +1169,7 @@ export interface components {
         };
         /** ShareText */
         ShareText: {
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             text: string;
         };
         /** Solution */
@@ -1145,10 +1183,11 @@ export interface components {
         };
         /** SolverBusyProblem */
         SolverBusyProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 503;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/solver-busy";
@@ -1178,13 +1217,13 @@ export interface components {
         };
         /** TileNotOpenProblem */
         TileNotOpenProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
             /** @description The first offending move, 0-based. */
             move_index: number;
-            /** @description Why that move is not legal, for a person. */
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
             /** @description The roll the move was played on, [d1, d2]. */
             roll?: [
@@ -1193,13 +1232,14 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/tile-not-open";
         };
         /** TileRepeatedProblem */
         TileRepeatedProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             dice_used?: number;
             move_index?: number;
@@ -1210,13 +1250,14 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/tile-repeated";
         };
         /** TimeZoneChangeTooSoonProblem */
         TimeZoneChangeTooSoonProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /**
              * Format: date-time
@@ -1225,26 +1266,29 @@ export interface components {
             possible_at: string;
             /** @constant */
             status: 409;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/time-zone-change-too-soon";
         };
         /** TokenNotKeptProblem */
         TokenNotKeptProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 409;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/token-not-kept";
         };
         /** TokenTakenProblem */
         TokenTakenProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 409;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/token-taken";
@@ -1264,60 +1308,66 @@ export interface components {
         };
         /** UnauthorizedProblem */
         UnauthorizedProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 401;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/unauthorized";
         };
         /** UnknownBoxProblem */
         UnknownBoxProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 404;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/unknown-box";
         };
         /** UnknownDateProblem */
         UnknownDateProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 404;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/unknown-date";
         };
         /** UnknownTimeZoneProblem */
         UnknownTimeZoneProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/unknown-time-zone";
         };
         /** UnknownTransferCodeProblem */
         UnknownTransferCodeProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 404;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/unknown-transfer-code";
         };
         /** UnsupportedMediaTypeProblem */
         UnsupportedMediaTypeProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 415;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/unsupported-media-type";
@@ -1326,6 +1376,7 @@ export interface components {
         Variant: {
             choices: components["schemas"]["Choice"][] | null;
             default: unknown;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             description: string;
             field: string;
             maximum: number | null;
@@ -1339,23 +1390,24 @@ export interface components {
         };
         /** WeakTokenProblem */
         WeakTokenProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/weak-token";
         };
         /** WrongTotalProblem */
         WrongTotalProblem: {
-            /** @description What happened, for a person. */
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
             /** @description The first offending move, 0-based. */
             move_index: number;
-            /** @description Why that move is not legal, for a person. */
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
             /** @description The roll the move was played on, [d1, d2]. */
             roll?: [
@@ -1364,6 +1416,7 @@ export interface components {
             ];
             /** @constant */
             status: 422;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
             /** @constant */
             type: "/problems/wrong-total";
@@ -1429,7 +1482,10 @@ export interface operations {
     analyzeRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1521,6 +1577,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
                 /** @description 1 to 255 printable characters. The same key with the same body answers the first response again (24 hours); with another body, 422. */
                 "Idempotency-Key"?: string;
             };
@@ -1619,7 +1677,10 @@ export interface operations {
                 /** @description blind (default) or target */
                 mode?: "blind" | "target";
             };
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path: {
                 /** @description A box code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens) */
                 code: string;
@@ -1693,7 +1754,10 @@ export interface operations {
     getBoxResults: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path: {
                 /** @description A box code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens) */
                 code: string;
@@ -1777,6 +1841,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
                 /** @description 1 to 255 printable characters. The same key with the same body answers the first response again (24 hours); with another body, 422. */
                 "Idempotency-Key"?: string;
             };
@@ -1903,6 +1969,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
                 /** @description The ETag of the answer held. */
                 "If-None-Match"?: string;
             };
@@ -1982,7 +2050,10 @@ export interface operations {
                 /** @description How many top runs. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path: {
                 /** @description A calendar date, YYYY-MM-DD. */
                 day: string;
@@ -2066,6 +2137,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
                 /** @description 1 to 255 printable characters. The same key with the same body answers the first response again (24 hours); with another body, 422. */
                 "Idempotency-Key"?: string;
             };
@@ -2191,7 +2264,10 @@ export interface operations {
     getMyDailyRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path: {
                 /** @description A calendar date, YYYY-MM-DD. */
                 day: string;
@@ -2265,7 +2341,10 @@ export interface operations {
     getDailyShareText: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path: {
                 /** @description A calendar date, YYYY-MM-DD. */
                 day: string;
@@ -2339,7 +2418,10 @@ export interface operations {
     hint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2422,6 +2504,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
                 /** @description 1 to 255 printable characters. The same key with the same body answers the first response again (24 hours); with another body, 422. */
                 "Idempotency-Key"?: string;
             };
@@ -2524,7 +2608,10 @@ export interface operations {
     claimTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2624,7 +2711,10 @@ export interface operations {
     getMe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2677,7 +2767,10 @@ export interface operations {
     updateMe: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2784,7 +2877,10 @@ export interface operations {
                 /** @description Page size. */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2846,7 +2942,10 @@ export interface operations {
     getMyStreak: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2899,7 +2998,10 @@ export interface operations {
     offerTransfer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2952,7 +3054,10 @@ export interface operations {
     listRules: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2980,7 +3085,10 @@ export interface operations {
                 /** @description Open tiles, comma-separated (default: all). */
                 open?: string | null;
             };
-            header?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
             path?: never;
             cookie?: never;
         };

@@ -357,7 +357,14 @@ async function dailyDice(): Promise<void> {
     "share",
     200,
   );
-  assert.ok(share.text.includes(day), "the share text names the date");
+  // The date as English writes it (the client sends no Accept-Language: English).
+  const longDate = new Date(`${day}T00:00:00Z`).toLocaleDateString("en-US", {
+    year: "numeric",
+    month: "long",
+    day: "numeric",
+    timeZone: "UTC",
+  });
+  assert.ok(share.text.includes(longDate), "the share text names the date");
   const outcome = result.shut ? "Shut the box" : `Score ${result.score}`;
   assert.ok(share.text.includes(outcome), `the share text says "${outcome}"`);
   assert.ok(!share.text.includes(JSON.stringify(daily.dice[0])), "no dice in the share text");
