@@ -44,8 +44,9 @@ class JsonFormatter(logging.Formatter):
 
 def configure(level: str) -> None:
     handler = logging.StreamHandler(sys.stdout)
-    handler.setFormatter(JsonFormatter())
-    handler.formatter.converter = time.gmtime  # type: ignore[union-attr]
+    formatter = JsonFormatter()
+    formatter.converter = time.gmtime
+    handler.setFormatter(formatter)
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

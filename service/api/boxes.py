@@ -18,7 +18,7 @@ from service import codes
 from service.api import problems
 from service.api.deps import BEARER, MAYBE_BEARER, Services, optional_player
 from service.api.idempotency import respond_once
-from service.api.problems import documented, resubmitted
+from service.api.problems import created, documented, resubmitted
 from service.api.schemas import MovesIn, RulesOut, StoredRunResult, move_in, rules_out, run_result
 from service.api.tables import held_tables
 from service.i18n import _
@@ -134,7 +134,10 @@ class BoxesController(Controller):
             "share. The owner plays it like anyone else. Honours Idempotency-Key."
         ),
         security=BEARER,
-        responses=documented(problems.CREATING, problems.AUTHENTICATED),
+        responses={
+            **documented(problems.CREATING, problems.AUTHENTICATED),
+            201: created(CreatedBox, "The box"),
+        },
         status_code=201,
     )
     async def create(
@@ -143,7 +146,7 @@ class BoxesController(Controller):
         data: JSONBody[NewBox],
         player: NamedDependency[PlayerRow],
         services: NamedDependency[Services],
-    ) -> Response[CreatedBox]:
+    ) -> Response[bytes]:
 
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
             database = connection or services.pool
@@ -165,7 +168,7 @@ class BoxesController(Controller):
             )
             return 201, _encoder.encode(created)
 
-        return await respond_once(request, services, f"player:{player.id}", produce)  # type: ignore[return-value]
+        return await respond_once(request, services, f"player:{player.id}", produce)
 
     @get(
         "/{code:str}",
@@ -229,6 +232,7 @@ class BoxesController(Controller):
                 problems.ILLEGAL_RUN,
                 problems.SOLVER_BUSY,
             ),
+            201: created(BoxRunResult, "The run, verified and analysed"),
             200: resubmitted(BoxRunResult),
         },
         status_code=201,
@@ -240,7 +244,7 @@ class BoxesController(Controller):
         player: NamedDependency[PlayerRow],
         services: NamedDependency[Services],
         code: CodePath,
-    ) -> Response[BoxRunResult]:
+    ) -> Response[bytes]:
 
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
             database = connection or services.pool
@@ -284,7 +288,7 @@ class BoxesController(Controller):
                 ) from None
             return (201 if accepted.created else 200), accepted.body
 
-        return await respond_once(request, services, f"player:{player.id}", produce)  # type: ignore[return-value]
+        return await respond_once(request, services, f"player:{player.id}", produce)
 
     @get(
         "/{code:str}/results",

@@ -31,7 +31,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from service.api import problems
 from service.api.deps import BEARER, MAYBE_BEARER, Services, optional_player
 from service.api.idempotency import respond_once
-from service.api.problems import documented, not_modified, resubmitted
+from service.api.problems import created, documented, not_modified, resubmitted
 from service.api.schemas import (
     DailyRunResult,
     MovesIn,
@@ -271,6 +271,7 @@ class DailyController(Controller):
                 problems.ALREADY_PLAYED,
                 problems.ILLEGAL_RUN,
             ),
+            201: created(DailyRunResult, "The official run, verified, analysed and ranked"),
             200: resubmitted(DailyRunResult),
         },
         status_code=201,
@@ -282,7 +283,7 @@ class DailyController(Controller):
         player: NamedDependency[PlayerRow],
         services: NamedDependency[Services],
         day: DatePath,
-    ) -> Response[DailyRunResult]:
+    ) -> Response[bytes]:
         when = parse_date(day)
         check_begun(when, services.settings, services.clock.now())
         moves = [move_in(m) for m in data.moves]
@@ -325,7 +326,7 @@ class DailyController(Controller):
         if any(in_key_transaction):
             # Stored in the key's transaction, committed by now: ranks count it from here.
             await services.histograms.forget([when])
-        return response  # type: ignore[return-value]
+        return response
 
     @get(
         "/{day:str}/runs/me",

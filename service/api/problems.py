@@ -401,6 +401,12 @@ def documented(*kinds: ProblemType | tuple[ProblemType, ...]) -> dict[int, Respo
     return responses
 
 
+def created(result: type[msgspec.Struct], description: str) -> ResponseSpec:
+    """The 201 of a creating POST whose handler answers the encoded bytes itself (as an
+    idempotency key keeps them)."""
+    return ResponseSpec(data_container=result, description=description, generate_examples=False)
+
+
 def resubmitted(result: type[msgspec.Struct]) -> ResponseSpec:
     """The 200 of a creating POST whose identical request was accepted before."""
     return ResponseSpec(

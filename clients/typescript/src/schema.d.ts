@@ -1591,7 +1591,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Document created, URL follows */
+            /** @description The box */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -1867,7 +1867,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxRunResult"];
                 };
             };
-            /** @description Document created, URL follows */
+            /** @description The run, verified and analysed */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2163,7 +2163,7 @@ export interface operations {
                     "application/json": components["schemas"]["DailyRunResult"];
                 };
             };
-            /** @description Document created, URL follows */
+            /** @description The official run, verified, analysed and ranked */
             201: {
                 headers: {
                     [name: string]: unknown;
