@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from babel.dates import format_date
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
@@ -125,15 +126,23 @@ def speaking(language: Language) -> Iterator[None]:
 
 
 @cache
-def translations(language: Language, domain: str = "shutbox") -> Translations:
-    """The catalog of a language, compiled from its ``.po`` file when first used."""
+def catalog(language: Language, domain: str = "shutbox") -> Catalog | None:
+    """The messages of a language's ``.po`` file (None: the language has none)."""
     path = LOCALES / language / "LC_MESSAGES" / f"{domain}.po"
     if not path.exists():
-        return Translations()
+        return None
     with path.open("rb") as source:
-        catalog = read_po(source, locale=language, domain=domain)
+        return read_po(source, locale=language, domain=domain)
+
+
+@cache
+def translations(language: Language, domain: str = "shutbox") -> Translations:
+    """The catalog of a language, compiled from its ``.po`` file when first used."""
+    messages = catalog(language, domain)
+    if messages is None:
+        return Translations()
     compiled = io.BytesIO()
-    write_mo(compiled, catalog, use_fuzzy=False)
+    write_mo(compiled, messages, use_fuzzy=False)
     compiled.seek(0)
     return Translations(compiled, domain=domain)
 

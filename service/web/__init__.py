@@ -5,19 +5,32 @@ talking to the same origin's ``/v1`` API. Nothing is fetched from another host: 
 Content-Security-Policy allows this origin only. The files are revalidated on every
 load (``no-cache`` with their ETag and Last-Modified), so a deploy shows at once.
 Not part of the API document.
+
+The page's words are English in its code, marked for gettext (domain ``play``); their
+translations come from the catalogs ``service/locales/<language>/LC_MESSAGES/play.po``
+and reach the page as ``GET /play/messages/<language>.json``.
 """
 
 from __future__ import annotations
 
+import hashlib
+from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-from litestar import Router
+import msgspec
+from litestar import Request, Response, Router, get
 from litestar.datastructures import CacheControlHeader
+from litestar.exceptions import NotFoundException
+from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.i18n import DEFAULT, LANGUAGES, Language, catalog
+
 PLAY_DIRECTORY: Final = Path(__file__).parent / "play"
+MESSAGES_DOMAIN: Final = "play"
+_MESSAGE_FILES: Final[dict[str, Language]] = {f"{code}.json": code for code in LANGUAGES}
 
 CONTENT_SECURITY_POLICY: Final = "; ".join(
     [
@@ -58,9 +71,52 @@ def page_headers_middleware(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
+def page_messages(language: Language) -> dict[str, str | list[str]]:
+    """The page's messages in a language, from its ``play`` catalog: msgid → translation,
+    a message with plural forms → the list of its forms in the catalog's order (keyed by
+    its singular msgid). Messages not translated (or fuzzy) are left out: the page shows
+    them in English. English has no catalog: the msgids are English."""
+    entries = catalog(language, MESSAGES_DOMAIN) if language != DEFAULT else None
+    messages: dict[str, str | list[str]] = {}
+    for entry in entries or ():
+        if not entry.id or entry.fuzzy:
+            continue
+        if isinstance(entry.id, tuple) and isinstance(entry.string, tuple):
+            if all(entry.string):
+                messages[entry.id[0]] = list(entry.string)
+        elif isinstance(entry.id, str) and isinstance(entry.string, str) and entry.string:
+            messages[entry.id] = entry.string
+    return dict(sorted(messages.items()))
+
+
+@cache
+def _messages_file(language: Language) -> tuple[bytes, str]:
+    """The JSON of a language's messages and its ETag (computed once)."""
+    body = msgspec.json.encode(page_messages(language))
+    return body, f'"{hashlib.sha256(body).hexdigest()[:32]}"'
+
+
+@get(
+    "/messages/{name:str}",
+    name="play/messages",
+    include_in_schema=False,
+    media_type="application/json",
+)
+async def messages_file(request: Request[Any, Any, Any], name: FromPath[str]) -> Response[bytes]:
+    """``GET /play/messages/<language>.json``: the page's messages in en, nb, nl or de."""
+    language = _MESSAGE_FILES.get(name)
+    if language is None:
+        raise NotFoundException(f"The page's messages are {', '.join(_MESSAGE_FILES)}.")
+    body, etag = _messages_file(language)
+    if request.headers.get("if-none-match") == etag:
+        return Response(b"", status_code=304, headers={"etag": etag})
+    return Response(body, media_type="application/json", headers={"etag": etag})
+
+
 def play_router() -> Router:
-    """The static files of the page at ``/play`` (``/play`` and ``/play/`` give index.html)."""
-    return create_static_files_router(
+    """The static files of the page at ``/play`` (``/play`` and ``/play/`` give index.html),
+    and its messages at ``/play/messages/<language>.json``."""
+    router = create_static_files_router(
         path="/play",
         directories=[PLAY_DIRECTORY],
         html_mode=True,
@@ -69,3 +125,5 @@ def play_router() -> Router:
         cache_control=CacheControlHeader(no_cache=True),
         middleware=[page_headers_middleware],
     )
+    router.register(messages_file)
+    return router

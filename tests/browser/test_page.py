@@ -4,39 +4,15 @@ types and headers, and nothing in them points at another host."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 
-from service.clock import FixedClock
-from service.settings import Settings
 from service.web import PLAY_DIRECTORY
 
 # The only absolute URL the page may hold: the SVG namespace, a name, never fetched.
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
 URL = re.compile(r"""(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s'"`)<>]*""")
-
-
-@pytest.fixture
-async def page_client(
-    database_url: str, redis_prefix: str, clock: FixedClock
-) -> AsyncIterator[httpx.AsyncClient]:
-    from litestar.testing import AsyncTestClient
-
-    from service.app import create_app
-
-    settings = Settings(
-        database_url=database_url,
-        redis_url=None,
-        redis_prefix=redis_prefix,
-        secret="test-secret",
-        log_level="WARNING",
-        rate_limit_address="off",
-        rate_limit_token="off",
-    )
-    async with AsyncTestClient(create_app(settings, clock)) as client:
-        yield client
 
 
 @pytest.mark.parametrize("path", ["/play", "/play/", "/play/index.html"])

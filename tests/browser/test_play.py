@@ -80,3 +80,8 @@ def test_solo_variants_with_hints(server_env: dict[str, str]) -> None:
 def test_moving_the_player_to_another_device(server_env: dict[str, str]) -> None:
     output = run_scenario("account.mjs", server_env)
     assert "account-2-claimed.png" in output
+
+
+def test_the_page_in_german_then_norwegian(server_env: dict[str, str]) -> None:
+    output = run_scenario("language.mjs", server_env)
+    assert "language-2-nb.png" in output

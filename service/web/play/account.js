@@ -1,7 +1,7 @@
 // Account: the player's name and time zone, and moving the player to another device.
 import { clear, h, uniqueId } from './dom.js';
 import { browserTimeZone, changePlayer, claim, ensurePlayer, offerTransfer, refreshPlayer } from './player.js';
-import { formatDate, formatTime, t } from './strings.js';
+import { _, formatDate, formatNumber, formatTime } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
 export function accountView({ onClaimed }) {
@@ -9,16 +9,16 @@ export function accountView({ onClaimed }) {
 
   // Move to another device: a one-time code.
   const codeArea = h('div', { class: 'transfer-code', 'aria-live': 'polite' });
-  const getCode = h('button', { type: 'button', class: 'primary' }, t('account.getCode'));
+  const getCode = h('button', { type: 'button', class: 'primary' }, _('Get a transfer code'));
   getCode.addEventListener('click', async () => {
     getCode.disabled = true;
     clear(codeArea, loading());
     try {
       const offer = await offerTransfer();
       clear(codeArea,
-        h('p', { class: 'muted-text' }, t('account.codeIs')),
+        h('p', { class: 'muted-text' }, _('Your transfer code')),
         h('p', { class: 'box-code', 'data-code': offer.display_code }, offer.display_code),
-        h('p', { class: 'muted-text small' }, t('account.codeExpires', { time: formatTime(offer.expires_at) })));
+        h('p', { class: 'muted-text small' }, _('Valid until {time}. Shown once: a new code replaces it.', { time: formatTime(offer.expires_at) })));
     } catch (error) {
       clear(codeArea, errorNote(error));
     } finally {
@@ -26,17 +26,17 @@ export function accountView({ onClaimed }) {
     }
   });
   const move = h('section', { class: 'panel' },
-    h('h2', {}, t('account.moveTitle')), h('p', { class: 'muted-text' }, t('account.moveHelp')), getCode, codeArea);
+    h('h2', {}, _('Move to another device')), h('p', { class: 'muted-text' }, _('Get a one-time code and enter it on the new device within 15 minutes. This browser then stops being this player.')), getCode, codeArea);
 
   // I have a code.
   const claimId = uniqueId('claim');
   const claimInput = h('input', { id: claimId, type: 'text', autocomplete: 'off', autocapitalize: 'characters', spellcheck: 'false', maxlength: '64', class: 'code-input' });
   const claimNote = h('div', { 'aria-live': 'polite' });
   const claimForm = h('form', { class: 'panel' },
-    h('h2', {}, t('account.haveCode')),
-    h('p', { class: 'muted-text' }, t('account.haveCodeHelp')),
-    h('div', { class: 'field' }, h('label', { for: claimId }, t('account.transferCode')),
-      h('div', { class: 'inline' }, claimInput, h('button', { type: 'submit', class: 'primary' }, t('account.claim')))),
+    h('h2', {}, _('I have a code')),
+    h('p', { class: 'muted-text' }, _('Enter the code from your other device. This browser’s current player is replaced by that one.')),
+    h('div', { class: 'field' }, h('label', { for: claimId }, _('Transfer code')),
+      h('div', { class: 'inline' }, claimInput, h('button', { type: 'submit', class: 'primary' }, _('Move my player here')))),
     claimNote);
   claimForm.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -45,7 +45,9 @@ export function accountView({ onClaimed }) {
     try {
       const player = await claim(claimInput.value.trim());
       claimInput.value = '';
-      clear(claimNote, h('p', { class: 'good' }, t('account.claimed', { name: player.name ? `, ${player.name}` : '' })));
+      clear(claimNote, h('p', { class: 'good' }, player.name
+        ? _('Welcome back, {name}! This browser is now your player.', { name: player.name })
+        : _('Welcome back! This browser is now your player.')));
       onClaimed();
       render();
     } catch (error) {
@@ -53,7 +55,7 @@ export function accountView({ onClaimed }) {
     }
   });
 
-  const el = h('section', { class: 'view view-account' }, viewHeader(t('account.title'), t('account.intro')), card, move, claimForm);
+  const el = h('section', { class: 'view view-account' }, viewHeader(_('Account'), _('Your player lives in this browser. No e-mail, no password.')), card, move, claimForm);
 
   async function render() {
     clear(card, loading());
@@ -64,15 +66,15 @@ export function accountView({ onClaimed }) {
       const nameInput = h('input', { id: nameId, type: 'text', maxlength: '40', autocomplete: 'nickname', value: player.name ?? '', 'aria-describedby': `${nameId}-help` });
       const nameNote = h('div', { 'aria-live': 'polite' });
       const nameForm = h('form', { class: 'field' },
-        h('label', { for: nameId }, t('account.name')),
-        h('div', { class: 'inline' }, nameInput, h('button', { type: 'submit', class: 'secondary' }, t('account.saveName'))),
-        h('p', { class: 'field-help', id: `${nameId}-help` }, t('account.nameHelp')), nameNote);
+        h('label', { for: nameId }, _('Name')),
+        h('div', { class: 'inline' }, nameInput, h('button', { type: 'submit', class: 'secondary' }, _('Save name'))),
+        h('p', { class: 'field-help', id: `${nameId}-help` }, _('Shown to friends on Friend Box results. Up to 40 characters.')), nameNote);
       nameForm.addEventListener('submit', async (event) => {
         event.preventDefault();
         try {
           const value = nameInput.value.trim();
           await changePlayer({ name: value || null });
-          clear(nameNote, h('p', { class: 'good' }, t('account.saved')));
+          clear(nameNote, h('p', { class: 'good' }, _('Saved.')));
         } catch (error) {
           clear(nameNote, errorNote(error));
         }
@@ -91,18 +93,18 @@ export function accountView({ onClaimed }) {
               clear(zoneNote, errorNote(error));
             }
           },
-        }, t('account.useZone', { zone }))
+        }, _('Use this device’s time zone ({zone})', { zone }))
         : null;
       clear(card,
-        h('h2', {}, t('account.player')),
+        h('h2', {}, _('Your player')),
         nameForm,
         h('div', { class: 'field' },
-          h('span', { class: 'label' }, t('account.zone')),
+          h('span', { class: 'label' }, _('Time zone')),
           h('p', { class: 'zone' }, player.time_zone),
-          h('p', { class: 'field-help' }, t('account.zoneHelp')),
+          h('p', { class: 'field-help' }, _('Your Daily Dice day follows it. It can change once in 24 hours.')),
           useZone, zoneNote),
-        h('p', { class: 'muted-text' }, t('account.streak', { current: me.streak.current, best: me.streak.best })),
-        h('p', { class: 'muted-text small' }, t('account.since', { date: formatDate(me.created_at.slice(0, 10)) })));
+        h('p', { class: 'muted-text' }, _('Streak: {current} (best {best})', { current: formatNumber(me.streak.current), best: formatNumber(me.streak.best) })),
+        h('p', { class: 'muted-text small' }, _('Playing since {date}', { date: formatDate(me.created_at.slice(0, 10)) })));
     } catch (error) {
       clear(card, errorNote(error, render));
     }

@@ -1,10 +1,10 @@
 // The same origin's /v1 API. Every error is RFC 9457 problem details: an ApiError
 // carries the problem (type, title, status, detail and any extra members).
-import { locale, t } from './strings.js';
+import { _, language } from './strings.js';
 
 export class ApiError extends Error {
   constructor(problem) {
-    super(problem.detail || problem.title || t('error.unknown'));
+    super(problem.detail || problem.title || _('Something went wrong.'));
     this.name = 'ApiError';
     this.problem = problem;
     this.status = problem.status ?? 0;
@@ -45,8 +45,8 @@ export function useToken(source) {
 
 // api('POST', '/v1/boxes', { body, auth: true, idempotencyKey }) → the decoded JSON.
 export async function api(method, path, { body, auth = false, idempotencyKey, token } = {}) {
-  // The server's problem details in the page's language.
-  const headers = { Accept: 'application/json', 'Accept-Language': locale() };
+  // The server's texts (problem details, share text, rules lines) in the page's language.
+  const headers = { Accept: 'application/json', 'Accept-Language': language() };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const bearer = token ?? (auth ? tokenSource() : null);
   if (bearer) headers.Authorization = `Bearer ${bearer}`;
@@ -61,7 +61,8 @@ export async function api(method, path, { body, auth = false, idempotencyKey, to
       cache: 'no-cache',
     });
   } catch {
-    throw new ApiError({ status: 0, type: '/problems/network', title: t('error.network'), detail: t('error.network') });
+    const unreachable = _('The server could not be reached. Check your connection and try again.');
+    throw new ApiError({ status: 0, type: '/problems/network', title: unreachable, detail: unreachable });
   }
   const text = await response.text();
   let data = null;
@@ -75,11 +76,14 @@ export async function api(method, path, { body, auth = false, idempotencyKey, to
   if (!response.ok) {
     const problem = data && typeof data === 'object' ? data : {};
     if (!problem.status) problem.status = response.status;
-    if (!problem.detail && !problem.title) problem.detail = t('error.status', { status: response.status });
+    if (!problem.detail && !problem.title) problem.detail = _('The server answered with status {status}.', { status: response.status });
     if (response.status === 401 && bearer) window.dispatchEvent(new CustomEvent('shutbox:unauthorized'));
     if (response.status === 429) {
       const wait = response.headers.get('Retry-After');
-      if (wait) problem.detail = `${problem.detail ?? problem.title} ${t('error.retryAfter', { seconds: wait })}`;
+      if (wait) {
+        const again = _('Try again in {seconds} s.', { seconds: wait });
+        problem.detail = `${problem.detail ?? problem.title} ${again}`;
+      }
     }
     throw new ApiError(problem);
   }

@@ -1,18 +1,25 @@
 // Shut the Box Challenge in a browser: a hash router over four views (Daily Dice,
-// Friend Box, Solo, Account) that talk to this origin's /v1 API.
+// Friend Box, Solo, Account) that talk to this origin's /v1 API, in the player's
+// language (English, Norwegian bokmål, Dutch or German: the browser's, or the one
+// chosen with the switcher in the header and kept on this browser).
 import { accountView } from './account.js';
 import { useToken } from './api.js';
 import { boxView } from './box.js';
 import { dailyView } from './daily.js';
 import { h, svg } from './dom.js';
-import { forgetPlayer, token } from './player.js';
+import { changePlayer, forgetPlayer, storedPlayer, token } from './player.js';
 import { soloView } from './solo.js';
-import { setLanguage, t } from './strings.js';
+import { _, LANGUAGES, language, N_, preferredLanguage, rememberLanguage, useLanguage } from './strings.js';
 
-setLanguage('en');
 useToken(token);
+try {
+  await useLanguage(preferredLanguage());
+} catch (error) {
+  console.warn(`${error.message}: the page stays in English`);
+}
 
 const ROUTES = ['daily', 'box', 'solo', 'account'];
+const TITLES = { daily: N_('Daily Dice'), box: N_('Friend Box'), solo: N_('Solo'), account: N_('Account') };
 const views = new Map();
 
 function resetViews({ keepAccount = false } = {}) {
@@ -38,30 +45,80 @@ function logo() {
       : { x: 12 + i * 15, y: 22, width: 10, height: 24, rx: 2, class: 'logo-tile' })));
 }
 
-const nav = h('nav', { class: 'tabs', 'aria-label': t('nav.label') },
-  ROUTES.map((name) => h('a', { href: `#${name}`, class: 'tab', 'data-view': name }, t(`nav.${name}`))));
-const banner = h('div', { class: 'banner', role: 'alert', hidden: true },
-  h('p', {}, t('error.tokenGone')),
-  h('button', {
-    type: 'button',
-    class: 'primary',
-    onclick: () => {
-      forgetPlayer();
-      banner.hidden = true;
-      resetViews();
-      route();
-    },
-  }, t('error.newPlayer')));
-const main = h('main', { id: 'main', class: 'main' }, banner);
+let signedOut = false; // this browser's token was refused: the banner stays until acted on
+const main = h('main', { id: 'main', class: 'main' });
+let nav = null;
+let banner = null;
+let switcher = null;
 
-document.getElementById('app').replaceChildren(
-  h('header', { class: 'top' },
-    h('div', { class: 'brand' }, logo(), h('div', {}, h('p', { class: 'brand-name' }, t('app.title')), h('p', { class: 'brand-tagline' }, t('app.tagline')))),
-    nav),
-  main,
-  h('footer', { class: 'foot' }, h('p', {}, t('footer.rules'))));
+// Four choices, each in its own language; the views are built again in the new one.
+function languageSwitcher() {
+  const select = h('select', { id: 'language', class: 'language-select', autocomplete: 'off' },
+    LANGUAGES.map((choice) => h('option', { value: choice.code, lang: choice.code, selected: choice.code === language() }, choice.name)));
+  select.addEventListener('change', () => changeLanguage(select.value));
+  return h('div', { class: 'language' },
+    h('label', { for: 'language', class: 'language-label' }, globe(), h('span', { class: 'language-word' }, _('Language'))),
+    select);
+}
+
+function globe() {
+  return svg('svg', { class: 'globe', viewBox: '0 0 24 24', 'aria-hidden': 'true', focusable: 'false' },
+    svg('circle', { cx: 12, cy: 12, r: 9 }),
+    svg('path', { d: 'M3 12h18M12 3c2.5 2.6 3.8 5.6 3.8 9s-1.3 6.4-3.8 9c-2.5-2.6-3.8-5.6-3.8-9S9.5 5.6 12 3z' }));
+}
+
+// The page's frame (header, tabs, banner, footer) in the current language.
+function build() {
+  nav = h('nav', { class: 'tabs', 'aria-label': _('Game modes') },
+    ROUTES.map((name) => h('a', { href: `#${name}`, class: 'tab', 'data-view': name }, _(TITLES[name]))));
+  banner = h('div', { class: 'banner', role: 'alert', hidden: !signedOut },
+    h('p', {}, _('This browser is no longer signed in as its player (was it moved to another device?).')),
+    h('button', {
+      type: 'button',
+      class: 'primary',
+      onclick: () => {
+        forgetPlayer();
+        signedOut = false;
+        banner.hidden = true;
+        resetViews();
+        route();
+      },
+    }, _('Start as a new player')));
+  switcher = languageSwitcher();
+  main.prepend(banner);
+  document.getElementById('app').replaceChildren(
+    h('header', { class: 'top' },
+      h('div', { class: 'brand' }, logo(),
+        h('div', { class: 'brand-text' }, h('p', { class: 'brand-name' }, _('Shut the Box Challenge')), h('p', { class: 'brand-tagline' }, _('Close the tiles, beat the dice.'))),
+        switcher),
+      nav),
+    main,
+    h('footer', { class: 'foot' }, h('p', {}, _('Close open tiles that add up to the roll. When no tiles fit, the turn ends: your score is what stays open. Lowest wins; 0 shuts the box.'))));
+}
+
+async function changeLanguage(code) {
+  const select = switcher.querySelector('select');
+  select.disabled = true;
+  try {
+    await useLanguage(code);
+  } catch (error) {
+    console.warn(`${error.message}: the page stays as it is`);
+    select.value = language();
+    select.disabled = false;
+    return;
+  }
+  rememberLanguage(code);
+  // The player's language, for what the server writes without being asked in one.
+  if (storedPlayer()) changePlayer({ language: code }).catch(() => {});
+  banner.remove();
+  resetViews();
+  build();
+  route();
+  switcher.querySelector('select').focus();
+}
 
 window.addEventListener('shutbox:unauthorized', () => {
+  signedOut = true;
   banner.hidden = false;
 });
 
@@ -85,10 +142,13 @@ function route({ focus = false } = {}) {
   }
   for (const [other, view] of views) view.el.hidden = other !== name;
   const view = views.get(name);
-  document.title = `${t(`nav.${name}`)} · ${t('app.title')}`;
+  const title = _(TITLES[name]);
+  const app = _('Shut the Box Challenge');
+  document.title = `${title} · ${app}`;
   view.show({ code });
   if (focus) view.el.querySelector('h1')?.focus({ preventScroll: true });
 }
 
+build();
 window.addEventListener('hashchange', () => route({ focus: true }));
 route();

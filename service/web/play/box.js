@@ -5,8 +5,12 @@ import { clear, h, uniqueId } from './dom.js';
 import { Round } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
 import { copyButton, renderResult } from './result.js';
-import { formatNumber, formatTime, t, tn } from './strings.js';
+import { _, formatNumber, formatTime, ngettext } from './strings.js';
 import { errorNote, loading, rulesForm, rulesSummary, viewHeader } from './ui.js';
+
+function playersSoFar(count) {
+  return ngettext('{count} player so far', '{count} players so far', count);
+}
 
 function boxLink(code) {
   return `${location.origin}/play#box=${encodeURIComponent(code)}`;
@@ -25,31 +29,31 @@ export function boxView() {
     h('span', {}, h('strong', {}, label), ' — ', help));
   const openError = h('div', { class: 'form-error', 'aria-live': 'polite' });
   const openForm = h('form', { class: 'panel open-box', novalidate: true },
-    h('h2', {}, t('box.openTitle')),
+    h('h2', {}, _('Open a box')),
     h('div', { class: 'field' },
-      h('label', { for: codeId }, t('box.code')),
-      h('div', { class: 'inline' }, codeInput, h('button', { type: 'submit', class: 'primary' }, t('box.open'))),
+      h('label', { for: codeId }, _('Box code')),
+      h('div', { class: 'inline' }, codeInput, h('button', { type: 'submit', class: 'primary' }, _('Open box'))),
       openError,
-      h('p', { class: 'field-help', id: `${codeId}-help` }, t('box.codeHelp'))),
+      h('p', { class: 'field-help', id: `${codeId}-help` }, _('Like ABCD-EFGH1. Case, spaces and dashes don’t matter.'))),
     h('fieldset', { class: 'modes' },
-      h('legend', {}, t('box.mode')),
-      modeRadio('blind', t('box.blind'), t('box.blindHelp'), true),
-      modeRadio('target', t('box.target'), t('box.targetHelp'), false)));
+      h('legend', {}, _('How to play')),
+      modeRadio('blind', _('Blind'), _('the owner’s result stays hidden until you have played'), true),
+      modeRadio('target', _('With target'), _('see the owner’s final position and try to beat it'), false)));
 
   // Make a box.
   const form = rulesForm();
   const created = h('div', { class: 'created', 'aria-live': 'polite' });
-  const createButton = h('button', { type: 'submit', class: 'primary' }, t('box.create'));
+  const createButton = h('button', { type: 'submit', class: 'primary' }, _('Make a box'));
   const createForm = h('form', { class: 'panel create-box' },
-    h('h2', {}, t('box.createTitle')),
-    h('p', { class: 'muted-text' }, t('box.createHelp')),
-    h('details', { class: 'rules-details' }, h('summary', {}, t('box.rules'), h('span', { class: 'summary-note' }, t('box.rulesNote'))), form.el),
+    h('h2', {}, _('Make a box')),
+    h('p', { class: 'muted-text' }, _('Fresh dice behind a code to share. Standard rules unless you choose others.')),
+    h('details', { class: 'rules-details' }, h('summary', {}, _('Rules'), h('span', { class: 'summary-note' }, _('standard unless you change them'))), form.el),
     createButton, created);
 
   // The box being played.
   const active = h('div', { class: 'active-box' });
   const forms = h('div', { class: 'box-forms' }, openForm, createForm);
-  const el = h('section', { class: 'view view-box' }, viewHeader(t('box.title'), t('box.intro')), active, forms);
+  const el = h('section', { class: 'view view-box' }, viewHeader(_('Friend Box'), _('Play the same dice as your friends: make a box and share its code, or open a friend’s.')), active, forms);
 
   let round = null;
 
@@ -58,14 +62,14 @@ export function boxView() {
     try {
       const list = await api('GET', `/v1/boxes/${encodeURIComponent(code)}/results`, { auth: true });
       onCount(list.length);
-      clear(into, h('h3', {}, t('box.results')), list.length
+      clear(into, h('h3', {}, _('Results')), list.length
         ? h('ol', { class: 'results' }, list.map((r, i) => h('li', {},
           h('span', { class: 'results-rank' }, formatNumber(i + 1)),
-          h('span', { class: 'results-name' }, r.name ?? t('common.anonymous')),
-          h('span', { class: 'results-score' }, formatNumber(r.score), r.shut ? h('span', { class: 'chip chip-best' }, t('box.shutShort')) : null),
-          h('span', { class: 'chip' }, r.mode === 'target' ? t('box.modeTarget') : t('box.modeBlind')),
+          h('span', { class: 'results-name' }, r.name ?? _('Anonymous')),
+          h('span', { class: 'results-score' }, formatNumber(r.score), r.shut ? h('span', { class: 'chip chip-best' }, _('shut')) : null),
+          h('span', { class: 'chip' }, r.mode === 'target' ? _('target') : _('blind')),
           h('time', { class: 'results-time', datetime: r.submitted_at }, formatTime(r.submitted_at)))))
-        : h('p', { class: 'muted-text' }, t('box.noResults')));
+        : h('p', { class: 'muted-text' }, _('No results yet.')));
     } catch (error) {
       clear(into, errorNote(error));
     }
@@ -84,17 +88,17 @@ export function boxView() {
     const progressKey = `progress.box.${storedPlayer()?.id}.${code}`;
     const resultsBox = h('section', { class: 'panel results-panel', 'aria-live': 'polite' });
     const stage = h('div', { class: 'stage' });
-    const players = h('span', { class: 'box-players' }, box.players !== undefined ? tn('box.players', box.players) : '');
+    const players = h('span', { class: 'box-players' }, box.players !== undefined ? playersSoFar(box.players) : '');
     const info = h('div', { class: 'panel box-info' },
-      h('h2', { tabindex: '-1' }, t('box.info', { code: box.display_code })),
+      h('h2', { tabindex: '-1' }, _('Box {code}', { code: box.display_code })),
       h('p', { class: 'box-meta' },
-        h('span', {}, t('box.owner', { name: box.owner?.name ?? t('common.anonymous') })),
+        h('span', {}, _('Made by {name}', { name: box.owner?.name ?? _('Anonymous') })),
         players,
         h('span', {}, rulesSummary(box.rules))),
       mode === 'target'
         ? h('p', { class: target ? 'target' : 'muted-text' }, target
-          ? target.score === 0 && !target.open.length ? t('box.targetShut') : t('box.targetShown', { score: formatNumber(target.score), tiles: target.open.join(' ') })
-          : t('box.noTarget'))
+          ? target.score === 0 && !target.open.length ? _('Target: the owner shut the box (score 0).') : _('Target: score {score}, open {tiles}.', { score: formatNumber(target.score), tiles: target.open.join(' ') })
+          : _('The owner has not played yet: no target to show.'))
         : null);
     clear(active, info, stage);
     info.querySelector('h2').focus();
@@ -104,18 +108,18 @@ export function boxView() {
       round = null;
       saveJSON(progressKey, null);
       saveJSON(playedKey(code), { played: true });
-      const view = result ? renderResult(result, { title: t('result.title') }) : null;
+      const view = result ? renderResult(result, { title: _('Your result') }) : null;
       forms.hidden = false;
       clear(stage, note ? h('p', { class: 'note' }, note) : null, view);
       stage.after(resultsBox);
       results(code, resultsBox, (count) => {
-        players.textContent = tn('box.players', count);
+        players.textContent = playersSoFar(count);
       });
       view?.focusHeading();
     };
 
     const submit = async (moves, key) => {
-      clear(stage, loading(t('box.submitting')));
+      clear(stage, loading(_('Checking your run…')));
       try {
         const result = await api('POST', `/v1/boxes/${encodeURIComponent(code)}/runs`, {
           body: { moves, mode: runMode }, auth: true, idempotencyKey: key,
@@ -131,7 +135,7 @@ export function boxView() {
     };
 
     if (loadJSON(playedKey(code))?.played) {
-      finished(null, t('box.alreadyPlayed'));
+      finished(null, _('You have played this box already.'));
       return;
     }
     const saved = loadJSON(progressKey, null);
@@ -141,7 +145,7 @@ export function boxView() {
         rules: box.rules,
         dice: box.dice,
         moves: saved?.moves ?? [],
-        label: t('box.playing', { code: box.display_code }),
+        label: _('Box {code}', { code: box.display_code }),
         onMove: (moves) => saveJSON(progressKey, { key, moves }),
         onEnd: ({ moves }) => setTimeout(() => submit(moves, key), 900),
       });
@@ -150,7 +154,7 @@ export function boxView() {
       round.focus();
     };
     if (saved?.moves?.length || autostart) start();
-    else clear(stage, h('div', { class: 'start-card' }, h('button', { type: 'button', class: 'primary big', onclick: start }, t('box.play'))));
+    else clear(stage, h('div', { class: 'start-card' }, h('button', { type: 'button', class: 'primary big', onclick: start }, _('Play this box'))));
   }
 
   async function open(code, mode) {
@@ -190,13 +194,13 @@ export function boxView() {
       const box = await api('POST', '/v1/boxes', { body: { rules: form.value() }, auth: true, idempotencyKey: uuid() });
       const link = boxLink(box.display_code);
       clear(created,
-        h('h3', {}, t('box.created')),
+        h('h3', {}, _('Your box is ready')),
         h('p', { class: 'box-code', 'data-code': box.display_code }, box.display_code),
-        h('p', { class: 'muted-text' }, t('box.shareCode')),
+        h('p', { class: 'muted-text' }, _('Share this code or link with your friends, then play it yourself.')),
         h('p', { class: 'box-link' }, h('a', { href: link }, link)),
         h('div', { class: 'actions' },
-          copyButton(() => link, t('box.copyLink')),
-          h('button', { type: 'button', class: 'primary', onclick: () => activate({ ...box, players: 0 }, 'blind', { autostart: true }) }, t('box.playNow'))));
+          copyButton(() => link, _('Copy link')),
+          h('button', { type: 'button', class: 'primary', onclick: () => activate({ ...box, players: 0 }, 'blind', { autostart: true }) }, _('Play it now'))));
     } catch (error) {
       clear(created, errorNote(error));
     } finally {

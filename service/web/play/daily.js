@@ -4,14 +4,14 @@ import { clear, h } from './dom.js';
 import { Round } from './game.js';
 import { ensurePlayer, loadJSON, refreshPlayer, saveJSON, todayIn } from './player.js';
 import { renderResult } from './result.js';
-import { formatDate, t } from './strings.js';
+import { _, formatDate } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
 export function dailyView() {
   const dateLine = h('p', { class: 'date-line' });
   const body = h('div', { class: 'view-body' });
   const el = h('section', { class: 'view view-daily', 'aria-labelledby': 'daily-title' },
-    viewHeader(t('daily.title'), t('daily.intro')), dateLine, body);
+    viewHeader(_('Daily Dice'), _('The same dice for everyone today. One official try: make it count.')), dateLine, body);
   el.querySelector('h1').id = 'daily-title';
   let round = null;
   let day = null;
@@ -26,7 +26,7 @@ export function dailyView() {
       share: () => api('GET', `/v1/daily/${day}/share`, { auth: true }).then((answer) => answer.text),
     });
     clear(body, note ? h('p', { class: 'note' }, note) : null, view,
-      h('p', { class: 'muted-text small' }, t('daily.tomorrow', { zone: player.time_zone })));
+      h('p', { class: 'muted-text small' }, _('New dice at midnight ({zone}).', { zone: player.time_zone })));
     view.focusHeading();
   }
 
@@ -40,7 +40,7 @@ export function dailyView() {
   }
 
   async function submit(moves, key) {
-    clear(body, loading(t('daily.submitting')));
+    clear(body, loading(_('Checking your run…')));
     try {
       const result = await api('POST', `/v1/daily/${day}/runs`, { body: { moves }, auth: true, idempotencyKey: key });
       saveJSON(progressKey(), null);
@@ -48,7 +48,7 @@ export function dailyView() {
     } catch (error) {
       if (error.is?.('already-played')) {
         saveJSON(progressKey(), null);
-        await showOfficial(t('daily.played')).catch((e) => clear(body, errorNote(e, load)));
+        await showOfficial(_('You have played today. Here is your official result.')).catch((e) => clear(body, errorNote(e, load)));
         return;
       }
       const retry = error.status === 0 || error.status >= 500 || error.status === 429 ? () => submit(moves, key) : null;
@@ -64,7 +64,7 @@ export function dailyView() {
         rules: daily.rules,
         dice: daily.dice,
         moves: saved?.moves ?? [],
-        label: t('daily.playing'),
+        label: _('Today’s round'),
         onMove: (moves) => saveJSON(progressKey(), { key, moves }),
         onEnd: ({ moves }) => {
           saveJSON(progressKey(), { key, moves, ended: true });
@@ -78,14 +78,14 @@ export function dailyView() {
       start();
       return;
     }
-    const button = h('button', { type: 'button', class: 'primary big', onclick: start }, t('daily.start'));
+    const button = h('button', { type: 'button', class: 'primary big', onclick: start }, _('Start today’s round'));
     clear(body, h('div', { class: 'start-card' }, button));
   }
 
   async function load() {
     round?.destroy();
     round = null;
-    clear(body, loading(t('account.creating')));
+    clear(body, loading(_('Setting up your player…')));
     try {
       await ensurePlayer();
       clear(body, loading());
@@ -95,7 +95,7 @@ export function dailyView() {
       dateLine.textContent = formatDate(day);
       if (me.streak?.played_today) {
         try {
-          await showOfficial(t('daily.played'));
+          await showOfficial(_('You have played today. Here is your official result.'));
           return;
         } catch (error) {
           if (error.status !== 404) throw error;

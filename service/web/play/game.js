@@ -2,7 +2,7 @@
 // never put in the page), the player's choice of tiles, and the moves for the API.
 import { clear, die, h } from './dom.js';
 import * as R from './rules.js';
-import { formatMove, formatNumber, formatPercent, t } from './strings.js';
+import { _, formatMove, formatNumber, formatPercent } from './strings.js';
 
 const EDITABLE = 'input, select, textarea, [contenteditable=""], [contenteditable="true"]';
 
@@ -64,13 +64,13 @@ export class Round {
         h('span', { class: 'tile-face' }, String(tile)));
       this.tileButtons.push(button);
     }
-    this.tiles = h('div', { class: 'tiles', role: 'group', 'aria-label': t('round.tiles'), 'data-n': n }, this.tileButtons);
+    this.tiles = h('div', { class: 'tiles', role: 'group', 'aria-label': _('Tiles'), 'data-n': n }, this.tileButtons);
     this.status = h('p', { class: 'status' });
     this.live = h('p', { class: 'sr-only', 'aria-live': 'polite', 'aria-atomic': 'true' });
     this.actions = h('div', { class: 'actions' });
     this.hintPanel = h('div', { class: 'hint-panel', hidden: true, 'aria-live': 'polite' });
-    this.historyList = h('ol', { class: 'history', 'aria-label': t('round.history') });
-    this.keys = h('p', { class: 'keys muted-text' }, this.rules.tiles > 9 ? t('round.keysTen') : t('round.keys'));
+    this.historyList = h('ol', { class: 'history', 'aria-label': _('Rolls so far') });
+    this.keys = h('p', { class: 'keys muted-text' }, this.rules.tiles > 9 ? _('Keys: 1–9 and 0 (for 10) pick a tile, Enter closes them, Esc clears.') : _('Keys: 1–9 pick a tile, Enter closes them, Esc clears.'));
     this.el = h('section', { class: 'round', 'aria-label': label },
       h('div', { class: 'round-head' }, this.rollNumber, this.scoreNow),
       h('div', { class: 'tray' }, this.diceBox, this.rollText),
@@ -120,7 +120,7 @@ export class Round {
       this.phase = 'choose';
       this.legal = [];
       this.render();
-      this.say(t('round.chooseDice', { roll: this.index + 1 }));
+      this.say(_('Roll {roll}: roll one die or two?', { roll: this.index + 1 }));
       this.keepFocus(this.actions.querySelector('button'));
       return;
     }
@@ -136,8 +136,8 @@ export class Round {
     this.legal = R.legalSets(this.rules, this.position, this.roll, count);
     const roll = this.roll;
     const spoken = count === 2
-      ? t('round.rolledTwo', { roll: this.index + 1, d1: roll[0], d2: roll[1], total: this.total })
-      : t('round.rolledOne', { roll: this.index + 1, d1: roll[0] });
+      ? _('Roll {roll}: {d1} and {d2}, total {total}.', { roll: this.index + 1, d1: roll[0], d2: roll[1], total: this.total })
+      : _('Roll {roll}: one die, {d1}.', { roll: this.index + 1, d1: roll[0] });
     if (!this.legal.length) {
       if (count === 1) this.moves.push({ dice: 1, tiles: [] });
       this.history.push({ index: this.index, roll, count, closed: 0 });
@@ -147,7 +147,8 @@ export class Round {
       return;
     }
     this.render(true);
-    this.say(`${spoken} ${t('round.closeTotal', { total: this.total })}`);
+    const ask = _('Close tiles that add up to {total}.', { total: this.total });
+    this.say(`${spoken} ${ask}`);
     this.keepFocus(this.tileButtons.find((b) => !b.disabled));
   }
 
@@ -164,7 +165,7 @@ export class Round {
       else return;
     }
     this.render();
-    if (this.legal.includes(this.selected)) this.say(t('round.ready', { tiles: formatMove(R.tilesOf(this.selected)) }));
+    if (this.legal.includes(this.selected)) this.say(_('{tiles} selected. Press Enter to close them.', { tiles: formatMove(R.tilesOf(this.selected)) }));
   }
 
   select(mask) {
@@ -183,7 +184,7 @@ export class Round {
     this.index += 1;
     this.renderHistory();
     this.onMove(this.moves);
-    this.say(t('round.closed', { tiles: formatMove(R.tilesOf(closed)) }));
+    this.say(_('Closed {tiles}.', { tiles: formatMove(R.tilesOf(closed)) }));
     this.next();
   }
 
@@ -194,10 +195,10 @@ export class Round {
     const finalScore = R.score(this.rules, this.position);
     this.render();
     const message = this.position === 0
-      ? t('round.shut')
+      ? _('You shut the box!')
       : this.count === 2
-        ? t('round.stuckTwo', { total: this.total, score: formatNumber(finalScore) })
-        : t('round.stuckOne', { total: this.total, score: formatNumber(finalScore) });
+        ? _('No open tiles make {total}: the turn is over. Score {score}.', { total: this.total, score: formatNumber(finalScore) })
+        : _('No open tile makes {total}: the turn is over. Score {score}.', { total: this.total, score: formatNumber(finalScore) });
     this.status.textContent = message;
     this.say(`${spoken} ${message}`.trim());
     const end = { moves: this.moves, open, score: finalScore, shut: this.position === 0 };
@@ -226,9 +227,9 @@ export class Round {
     this.el.dataset.phase = this.phase; // start, choose, move or over: for tests and styles
     const rolled = this.phase === 'move' || (this.phase === 'over' && this.index < this.dice.length && position !== 0);
     this.rollNumber.textContent = this.phase === 'over' && position === 0
-      ? t('round.done')
-      : t('round.rollNumber', { roll: this.index + 1 });
-    this.scoreNow.textContent = t('round.scoreNow', { score: formatNumber(R.score(rules, position)) });
+      ? _('Box shut')
+      : _('Roll {roll}', { roll: this.index + 1 });
+    this.scoreNow.textContent = _('Score now {score}', { score: formatNumber(R.score(rules, position)) });
 
     // The dice: the current roll only.
     this.rollText.classList.remove('quiet');
@@ -236,11 +237,11 @@ export class Round {
       const roll = this.roll;
       clear(this.diceBox, die(roll[0], newRoll ? 'rolling' : ''), this.count === 2 ? die(roll[1], newRoll ? 'rolling' : '') : null);
       this.rollText.textContent = this.count === 2
-        ? t('round.rollTextTwo', { d1: roll[0], d2: roll[1], total: this.total })
-        : t('round.rollTextOne', { d1: roll[0] });
+        ? `${roll[0]} + ${roll[1]} = ${this.total}`
+        : _('One die: {d1}', { d1: roll[0] });
     } else if (this.phase === 'choose') {
       clear(this.diceBox, die(0), die(0));
-      this.rollText.textContent = t('round.oneDieAllowed');
+      this.rollText.textContent = _('You may roll one die or two.');
       this.rollText.classList.add('quiet');
     } else {
       clear(this.diceBox);
@@ -268,8 +269,8 @@ export class Round {
       button.disabled = !canUse;
       button.setAttribute('aria-pressed', String(selected));
       button.setAttribute('aria-label', !open
-        ? t('round.tileClosed', { tile })
-        : canUse ? t('round.tileOpen', { tile }) : t('round.tileMuted', { tile }));
+        ? _('Tile {tile}, closed', { tile })
+        : canUse ? _('Tile {tile}', { tile }) : _('Tile {tile}, no use on this roll', { tile }));
     }
 
     // The status line and the buttons.
@@ -277,11 +278,11 @@ export class Round {
       const sum = R.tilesOf(this.selected).reduce((a, b) => a + b, 0);
       this.status.textContent = this.selected
         ? this.legal.includes(this.selected)
-          ? t('round.selectedReady', { tiles: formatMove(R.tilesOf(this.selected)), total: this.total })
-          : t('round.selectedMore', { sum, total: this.total })
-        : t('round.pick', { total: this.total });
+          ? _('Close {tiles} for {total}?', { tiles: formatMove(R.tilesOf(this.selected)), total: this.total })
+          : _('Selected {sum} of {total}: pick more.', { sum, total: this.total })
+        : _('Pick tiles that add up to {total}.', { total: this.total });
     } else if (this.phase === 'choose') {
-      this.status.textContent = t('round.chooseHelp');
+      this.status.textContent = _('Choose how many dice to roll (keys 1 and 2).');
     }
     this.renderActions();
   }
@@ -291,16 +292,16 @@ export class Round {
     if (this.phase === 'move') {
       const ready = this.legal.includes(this.selected);
       this.confirmButton = h('button', { type: 'button', class: 'primary', disabled: !ready, onclick: () => this.confirm() },
-        ready ? t('round.closeTiles', { tiles: formatMove(R.tilesOf(this.selected)) }) : t('round.closeNothing'));
+        ready ? _('Close {tiles}', { tiles: formatMove(R.tilesOf(this.selected)) }) : _('Close tiles'));
       clear(this.actions,
         this.confirmButton,
-        h('button', { type: 'button', class: 'secondary', disabled: !this.selected, onclick: () => { this.selected = 0; this.render(); this.keepFocus(this.tileButtons.find((b) => !b.disabled)); } }, t('round.clear')),
-        this.hint ? h('button', { type: 'button', class: 'secondary hint-button', onclick: () => this.showHint() }, t('round.hint')) : null);
+        h('button', { type: 'button', class: 'secondary', disabled: !this.selected, onclick: () => { this.selected = 0; this.render(); this.keepFocus(this.tileButtons.find((b) => !b.disabled)); } }, _('Clear')),
+        this.hint ? h('button', { type: 'button', class: 'secondary hint-button', onclick: () => this.showHint() }, _('Hint')) : null);
     } else if (this.phase === 'choose') {
       clear(this.actions,
-        h('button', { type: 'button', class: 'primary', onclick: () => this.rollDice(2) }, t('round.rollTwo')),
-        h('button', { type: 'button', class: 'primary', onclick: () => this.rollDice(1) }, t('round.rollOne')),
-        this.hint ? h('button', { type: 'button', class: 'secondary hint-button', onclick: () => this.showHint() }, t('round.hint')) : null);
+        h('button', { type: 'button', class: 'primary', onclick: () => this.rollDice(2) }, _('Roll two dice')),
+        h('button', { type: 'button', class: 'primary', onclick: () => this.rollDice(1) }, _('Roll one die')),
+        this.hint ? h('button', { type: 'button', class: 'secondary hint-button', onclick: () => this.showHint() }, _('Hint')) : null);
     } else {
       clear(this.actions);
     }
@@ -308,10 +309,10 @@ export class Round {
 
   renderHistory() {
     clear(this.historyList, this.history.map(({ index, roll, count, closed }) => h('li', { class: closed ? '' : 'history-stuck' },
-      h('span', { class: 'history-roll' }, count === 2 ? t('history.two', { d1: roll[0], d2: roll[1] }) : t('history.one', { d1: roll[0] })),
+      h('span', { class: 'history-roll' }, count === 2 ? `${roll[0]} + ${roll[1]}` : _('{d1} (one die)', { d1: roll[0] })),
       h('span', { class: 'history-arrow', 'aria-hidden': 'true' }, '→'),
-      h('span', { class: 'history-move' }, closed ? formatMove(R.tilesOf(closed)) : t('history.none')),
-      h('span', { class: 'sr-only' }, t('history.rollNumber', { roll: index + 1 })))));
+      h('span', { class: 'history-move' }, closed ? formatMove(R.tilesOf(closed)) : _('no move')),
+      h('span', { class: 'sr-only' }, _('(roll {roll})', { roll: index + 1 })))));
     this.historyList.hidden = this.history.length === 0;
   }
 
@@ -320,7 +321,7 @@ export class Round {
     const key = `${this.index}/${this.phase === 'move' ? this.count : 0}`;
     const phase = this.phase;
     this.hintPanel.hidden = false;
-    clear(this.hintPanel, h('p', { class: 'muted-text' }, t('hint.loading')));
+    clear(this.hintPanel, h('p', { class: 'muted-text' }, _('Working out the odds…')));
     let answer = this.hints.get(key);
     if (!answer) {
       try {
@@ -338,16 +339,16 @@ export class Round {
 
   renderHint(answer) {
     const figures = (p) => h('span', { class: 'hint-figures' },
-      h('span', { class: 'figure' }, t('hint.shutChance', { p: formatPercent(p.p_shut * 100) })),
-      h('span', { class: 'figure' }, t('hint.expected', { e: formatNumber(p.expected_score, 2) })));
+      h('span', { class: 'figure' }, _('shut chance {chance}', { chance: formatPercent(p.p_shut * 100) })),
+      h('span', { class: 'figure' }, _('expected score {score}', { score: formatNumber(p.expected_score, 2) })));
     if (this.phase === 'choose' && answer.dice_choice) {
       const choice = answer.dice_choice;
       const row = (count, p) => h('li', {},
         h('button', { type: 'button', class: ['hint-option', choice.best === count ? 'best' : ''], onclick: () => this.rollDice(count) },
-          h('span', { class: 'hint-tiles' }, count === 1 ? t('round.rollOne') : t('round.rollTwo')),
+          h('span', { class: 'hint-tiles' }, count === 1 ? _('Roll one die') : _('Roll two dice')),
           figures(p),
-          choice.best === count ? h('span', { class: 'badge' }, t('hint.best')) : null));
-      clear(this.hintPanel, h('h3', {}, t('hint.title')),
+          choice.best === count ? h('span', { class: 'badge' }, _('Best')) : null));
+      clear(this.hintPanel, h('h3', {}, _('Hint')),
         h('ol', { class: 'hint-options' }, [[1, choice.one], [2, choice.two]].sort((a, b) => (a[0] === choice.best ? -1 : b[0] === choice.best ? 1 : 0)).map(([c, p]) => row(c, p))));
       return;
     }
@@ -360,7 +361,7 @@ export class Round {
         h('button', { type: 'button', class: ['hint-option', isBest ? 'best' : ''], onclick: () => this.select(mask) },
           h('span', { class: 'hint-tiles' }, formatMove(option.tiles)),
           figures(option),
-          isBest ? h('span', { class: 'badge' }, t('hint.best')) : null));
+          isBest ? h('span', { class: 'badge' }, _('Best')) : null));
     });
     const more = items.length > SHOWN
       ? h('button', {
@@ -371,10 +372,10 @@ export class Round {
           event.currentTarget.remove();
           items[SHOWN].querySelector('button').focus();
         },
-      }, t('hint.more', { n: items.length - SHOWN }))
+      }, _('Show {count} more', { count: formatNumber(items.length - SHOWN) }))
       : null;
-    clear(this.hintPanel, h('h3', {}, t('hint.title')),
-      h('p', { class: 'muted-text' }, t('hint.explain')),
+    clear(this.hintPanel, h('h3', {}, _('Hint')),
+      h('p', { class: 'muted-text' }, _('Ranked by the chance to shut the box, then by the expected score.')),
       h('ol', { class: 'hint-options' }, items), more);
   }
 

@@ -1,6 +1,7 @@
 // The player of this browser: created on the first visit with a token made here,
 // kept in localStorage as {id, token, name, time_zone}.
 import { api, uuid } from './api.js';
+import { chosenLanguage } from './strings.js';
 
 const KEY = 'shutbox.player';
 let memory = null; // when localStorage is not available (some private modes)
@@ -113,7 +114,11 @@ async function create() {
     if (!error.is?.('unknown-time-zone')) throw error;
     answer = await post('UTC'); // a zone the server does not know: play on UTC
   }
-  return remember(answer, ownToken);
+  const player = remember(answer, ownToken);
+  // A language chosen on this page before there was a player: the player's from now on.
+  const chosen = chosenLanguage();
+  if (chosen) await api('PATCH', '/v1/players/me', { body: { language: chosen }, token: player.token }).catch(() => null);
+  return player;
 }
 
 let creating = null;

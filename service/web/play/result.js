@@ -2,16 +2,24 @@
 // same dice, the analysis against the exact solution, and the share text.
 import { clear, h, uniqueId } from './dom.js';
 import { moveDice, moveTiles } from './rules.js';
-import { formatMove, formatNumber, formatPercent, t, tn } from './strings.js';
+import { _, formatMove, formatNumber, formatPercent, N_, ngettext } from './strings.js';
+
+// The analysis' labels (the server's label_text, in the page's language, comes first).
+const LABELS = { best: N_('best'), inaccuracy: N_('inaccuracy'), mistake: N_('mistake'), blunder: N_('blunder') };
+const OUTCOMES = {
+  win: N_('You win! The owner scored {score}.'),
+  tie: N_('A tie: the owner scored {score} too.'),
+  loss: N_('The owner wins with {score}.'),
+};
 
 function moveText(move) {
   const tiles = moveTiles(move);
-  const text = tiles.length ? formatMove(tiles) : t('result.noMove');
-  return moveDice(move) === 1 ? t('history.one', { d1: text }) : text;
+  const text = tiles.length ? formatMove(tiles) : _('no move');
+  return moveDice(move) === 1 ? _('{d1} (one die)', { d1: text }) : text;
 }
 
 function rollText(roll, diceUsed) {
-  return diceUsed === 1 ? t('history.one', { d1: roll[0] }) : t('history.two', { d1: roll[0], d2: roll[1] });
+  return diceUsed === 1 ? _('{d1} (one die)', { d1: roll[0] }) : `${roll[0]} + ${roll[1]}`;
 }
 
 function stat(label, value, note, extra = '') {
@@ -47,14 +55,14 @@ export async function copyText(text) {
 }
 
 // A Copy button for the text of an element, with its outcome announced.
-export function copyButton(getText, label = t('common.copy')) {
+export function copyButton(getText, label = _('Copy')) {
   const status = h('span', { class: 'copy-status', role: 'status' });
   const button = h('button', {
     type: 'button',
     class: 'secondary',
     onclick: async () => {
       const ok = await copyText(getText());
-      status.textContent = ok ? t('common.copied') : t('common.copyFailed');
+      status.textContent = ok ? _('Copied!') : _('Copy failed: select the text and copy it yourself.');
     },
   }, label);
   return h('span', { class: 'copy' }, button, status);
@@ -62,59 +70,64 @@ export function copyButton(getText, label = t('common.copy')) {
 
 function computers(result, ids) {
   const players = [
-    ['you', t('result.you'), { score: result.score, shut: result.shut }],
-    ['easy', t('result.easy'), result.computer.easy],
-    ['medium', t('result.medium'), result.computer.medium],
-    ['hard', t('result.hard'), result.computer.hard],
+    ['you', _('You'), { score: result.score, shut: result.shut }],
+    ['easy', _('Easy'), result.computer.easy],
+    ['medium', _('Medium'), result.computer.medium],
+    ['hard', _('Hard'), result.computer.hard],
   ];
   return h('section', { class: 'panel computer', 'aria-labelledby': ids.computer },
-    h('h3', { id: ids.computer }, t('result.computer')),
+    h('h3', { id: ids.computer }, _('The computer players on your dice')),
     h('ul', { class: 'computer-list' }, players.map(([key, name, run]) => h('li', {
       class: ['computer-player', key === 'you' ? 'is-you' : '', key !== 'you' && run.score > result.score ? 'beaten' : ''],
       'data-player': key,
     },
     h('span', { class: 'computer-name' }, name),
     h('span', { class: 'computer-score' }, formatNumber(run.score)),
-    run.shut ? h('span', { class: 'computer-shut' }, t('result.computerShut')) : null))),
-    h('p', { class: 'muted-text small' }, t('result.computerNote')));
+    run.shut ? h('span', { class: 'computer-shut' }, _('shut')) : null))),
+    h('p', { class: 'muted-text small' }, _('Easy picks at random, Medium closes the highest tiles, Hard plays the best odds.')));
 }
 
 function analysis(result, ids) {
   const a = result.analysis;
   const costly = a.moves.filter((m) => m.hindsight_cost > 0);
   return h('section', { class: 'panel analysis', 'aria-labelledby': ids.analysis },
-    h('h3', { id: ids.analysis }, t('result.analysis')),
+    h('h3', { id: ids.analysis }, _('Analysis')),
     h('div', { class: 'stats' },
-      stat(t('result.bestPossible'), formatNumber(a.best_possible), null, 'best-possible'),
-      stat(t('result.totalCost'), `+${formatNumber(a.total_cost)}`, null, a.total_cost > 0 ? 'total-cost costly' : 'total-cost')),
+      stat(_('Best possible on these dice'), formatNumber(a.best_possible), null, 'best-possible'),
+      stat(_('Your choices cost'), `+${formatNumber(a.total_cost)}`, null, a.total_cost > 0 ? 'total-cost costly' : 'total-cost')),
     h('p', { class: a.total_cost > 0 ? 'summary' : 'summary good' }, a.total_cost > 0
-      ? tn('result.couldBeBetter', costly.length, { cost: formatNumber(a.total_cost) })
-      : t('result.perfect')),
+      ? ngettext(
+        'Knowing the later rolls, {count} choice could have been better (marked below): it cost {cost}.',
+        'Knowing the later rolls, {count} choices could have been better (marked below): together they cost {cost}.',
+        costly.length,
+        { cost: formatNumber(a.total_cost) },
+      )
+      : _('You found the best possible score on these dice.')),
     a.best_line.length
-      ? h('p', { class: 'best-line' }, t('result.bestLine', { score: formatNumber(a.best_possible) }),
+      ? h('p', { class: 'best-line' }, _('A line that reaches {score}:', { score: formatNumber(a.best_possible) }), ' ',
         h('span', { class: 'line' }, a.best_line.map((m, i) => [i ? h('span', { class: 'line-sep', 'aria-hidden': 'true' }, ' · ') : null, h('span', { class: 'line-move' }, moveText(m))])))
       : null,
-    h('h4', {}, t('result.moves')),
+    h('h4', {}, _('Move by move')),
     h('ol', { class: 'moves' }, a.moves.map((m) => {
       const played = m.chosen.length > 0;
-      const chosen = played ? formatMove(m.chosen) : t('result.noMove');
+      const chosen = played ? formatMove(m.chosen) : _('no move');
       const betterBet = played && m.best.length && formatMove(m.best) !== chosen;
       return h('li', { class: ['move', m.hindsight_cost > 0 ? 'costly' : '', `label-${m.label}`], 'data-index': m.index },
-        h('span', { class: 'move-roll' }, h('span', { class: 'move-no' }, t('result.moveRoll', { roll: m.index + 1 })), ' ', rollText(m.roll, m.dice_used)),
-        h('span', { class: 'move-you' }, t('result.you_chose', { tiles: chosen })),
-        played ? h('span', { class: ['chip', `chip-${m.label}`] }, t(`result.label.${m.label}`)) : null,
-        betterBet ? h('span', { class: 'move-best' }, t('result.best_bet', { tiles: formatMove(m.best) })) : null,
+        h('span', { class: 'move-roll' }, h('span', { class: 'move-no' }, _('Roll {roll}', { roll: m.index + 1 })), ' ', rollText(m.roll, m.dice_used)),
+        h('span', { class: 'move-you' }, _('You: {tiles}', { tiles: chosen })),
+        played ? h('span', { class: ['chip', `chip-${m.label}`] }, m.label_text || _(LABELS[m.label] ?? m.label)) : null,
+        betterBet ? h('span', { class: 'move-best' }, _('Best odds: {tiles}', { tiles: formatMove(m.best) })) : null,
         m.hindsight_cost > 0
-          ? h('span', { class: 'move-hindsight' }, t('result.hindsight', { tiles: moveText(m.hindsight_best) }), ' ', h('strong', { class: 'cost' }, t('result.cost', { cost: formatNumber(m.hindsight_cost) })))
+          ? h('span', { class: 'move-hindsight' }, _('Hindsight: {tiles}', { tiles: moveText(m.hindsight_best) }), ' ', h('strong', { class: 'cost' }, _('cost +{cost}', { cost: formatNumber(m.hindsight_cost) })))
           : null);
     })),
-    costly.length || a.moves.some((m) => m.label !== 'best') ? h('p', { class: 'muted-text small' }, t('result.labelHelp')) : null);
+    costly.length || a.moves.some((m) => m.label !== 'best') ? h('p', { class: 'muted-text small' }, _('Labels compare each choice with the best odds at the time (no foresight); the cost is what it lost on the dice that came.')) : null);
 }
 
 function shareSection(share, ids) {
-  const text = h('pre', { class: 'share-text', tabindex: '0' }, t('result.shareLoading'));
+  const text = h('pre', { class: 'share-text', tabindex: '0' }, _('Getting your share text…'));
   const section = h('section', { class: 'panel share', 'aria-labelledby': ids.share },
-    h('h3', { id: ids.share }, t('result.share')), text);
+    h('h3', { id: ids.share }, _('Share')), text);
   share().then(
     (value) => {
       text.textContent = value;
@@ -132,30 +145,30 @@ function shareSection(share, ids) {
  * The result view. result: a run_result, with rank and streak (daily) or versus (box).
  * options.share: async () → the share text; options.title: the heading.
  */
-export function renderResult(result, { share = null, title = t('result.title') } = {}) {
+export function renderResult(result, { share = null, title = _('Your result') } = {}) {
   const ids = { computer: uniqueId('computer'), analysis: uniqueId('analysis'), share: uniqueId('share') };
   const heading = h('h2', { tabindex: '-1', class: 'result-title' }, title);
   const stats = [];
   if (result.rank) {
-    stats.push(stat(t('result.rank'), t('result.rankValue', { position: formatNumber(result.rank.position), players: formatNumber(result.rank.players) }),
-      t('result.percentile', { p: formatPercent(result.rank.percentile) }), 'rank'));
+    stats.push(stat(_('Rank'), _('{position} of {players}', { position: formatNumber(result.rank.position), players: formatNumber(result.rank.players) }),
+      _('Better than {percent} of players', { percent: formatPercent(result.rank.percentile) }), 'rank'));
   }
   if (result.streak) {
-    stats.push(stat(t('result.streak'), tn('result.streakValue', result.streak.current), t('result.streakBest', { best: formatNumber(result.streak.best) }), 'streak'));
+    stats.push(stat(_('Streak'), ngettext('{count} day', '{count} days', result.streak.current), _('Best {best}', { best: formatNumber(result.streak.best) }), 'streak'));
   }
   if (result.versus) {
     const { outcome, owner_score: ownerScore } = result.versus;
-    stats.push(stat(t('result.versus'), t(`result.${outcome}`, { score: formatNumber(ownerScore) }), null, `versus versus-${outcome}`));
+    stats.push(stat(_('Versus the owner'), _(OUTCOMES[outcome] ?? outcome, { score: formatNumber(ownerScore) }), null, `versus versus-${outcome}`));
   }
   const section = h('section', { class: 'result', 'aria-label': title },
     heading,
     h('div', { class: ['hero', result.shut ? 'hero-shut' : ''] },
       h('div', { class: 'hero-score' },
-        h('span', { class: 'hero-label' }, t('result.scoreLabel')),
+        h('span', { class: 'hero-label' }, _('Score')),
         h('span', { class: 'hero-value', 'data-score': result.score }, formatNumber(result.score))),
       h('div', { class: 'hero-text' },
-        h('strong', {}, result.shut ? t('result.shut') : t('result.open', { tiles: result.open.join(' ') })),
-        h('span', {}, tn('result.rolls', result.rolls_used)))),
+        h('strong', {}, result.shut ? _('Shut the box!') : _('Open: {tiles}', { tiles: result.open.join(' ') })),
+        h('span', {}, ngettext('{count} roll', '{count} rolls', result.rolls_used)))),
     stats.length ? h('div', { class: 'stats' }, stats) : null,
     analysis(result, ids),
     computers(result, ids),

@@ -2,9 +2,9 @@
 import { api } from './api.js';
 import { h, uniqueId } from './dom.js';
 import { MAX_TILES, MIN_TILES, MOVE_RULES, normalize, ONE_DIE, SCORINGS } from './rules.js';
-import { t } from './strings.js';
+import { _, language, N_ } from './strings.js';
 
-export function loading(text = t('common.loading')) {
+export function loading(text = _('Loading…')) {
   return h('p', { class: 'loading', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), text);
 }
 
@@ -12,25 +12,57 @@ export function loading(text = t('common.loading')) {
 export function errorNote(error, retry = null) {
   return h('div', { class: 'error', role: 'alert' },
     h('p', {}, error?.detail ?? error?.message ?? String(error)),
-    retry ? h('button', { type: 'button', class: 'secondary', onclick: retry }, t('common.retry')) : null);
+    retry ? h('button', { type: 'button', class: 'secondary', onclick: retry }, _('Try again')) : null);
+}
+
+// The rules' fields, the words for their choices, and a line for each choice (the
+// same lines as the server's GET /v1/rules).
+const FIELDS = { tiles: N_('Tiles'), one_die: N_('One die'), move_rule: N_('Moves'), scoring: N_('Scoring') };
+const WORDS = {
+  one_die: { never: N_('never'), high_closed: N_('once 7 and up are shut'), sum_le_6: N_('once 6 or less is open') },
+  move_rule: { any: N_('any tiles'), dice_or_sum: N_('dice or sum'), single: N_('one tile') },
+  scoring: { sum: N_('sum'), count: N_('count'), digits: N_('digits') },
+};
+const LINES = {
+  one_die: {
+    never: N_('Always roll two dice.'),
+    high_closed: N_('You may roll one die once every tile of 7 or more is closed.'),
+    sum_le_6: N_('You may roll one die once the open tiles add up to 6 or less.'),
+  },
+  move_rule: {
+    any: N_('Close any set of open tiles that adds up to the roll.'),
+    dice_or_sum: N_('Close the tile equal to the total, or the two tiles equal to the two dice.'),
+    single: N_('Close exactly one tile, equal to either die or to the total.'),
+  },
+  scoring: {
+    sum: N_('Your score is the sum of the open tiles.'),
+    count: N_('Your score is the number of open tiles.'),
+    digits: N_('The open tiles in ascending order, read as one number (2, 5, 7 is 257).'),
+  },
+};
+
+function word(name, value) {
+  const message = WORDS[name]?.[value];
+  return message ? _(message) : String(value);
 }
 
 export function rulesSummary(rules) {
   const r = normalize(rules);
-  return t('rules.summary', {
+  return _('{tiles} tiles · {one_die} · {move_rule} · {scoring}', {
     tiles: r.tiles,
-    one_die: t(`rules.value.one_die.${r.one_die}`),
-    move_rule: t(`rules.value.move_rule.${r.move_rule}`),
-    scoring: t(`rules.value.scoring.${r.scoring}`),
+    one_die: word('one_die', r.one_die),
+    move_rule: word('move_rule', r.move_rule),
+    scoring: word('scoring', r.scoring),
   });
 }
 
-let catalog = null;
+const catalogs = new Map();
 
-// GET /v1/rules, once: the fields of the rules object and their choices.
+// GET /v1/rules, once a language: the fields of the rules object and their choices.
 export function rulesCatalog() {
-  catalog ??= api('GET', '/v1/rules').catch(() => null);
-  return catalog;
+  const key = language();
+  if (!catalogs.has(key)) catalogs.set(key, api('GET', '/v1/rules').catch(() => null));
+  return catalogs.get(key);
 }
 
 /** A form for a rules object: its fields and choices, each choice with its line
@@ -43,9 +75,8 @@ export function rulesForm(initial = {}) {
   const describe = (name) => {
     if (!helps[name]) return;
     const value = selects[name].value;
-    const key = `rules.help.${name}.${value}`;
-    const text = t(key);
-    helps[name].textContent = text === key ? serverLines[`${name}.${value}`] ?? '' : text;
+    const line = LINES[name]?.[value];
+    helps[name].textContent = line ? _(line) : serverLines[`${name}.${value}`] ?? '';
   };
   const field = (name, options, withHelp) => {
     const id = uniqueId(`rules-${name}`);
@@ -57,11 +88,11 @@ export function rulesForm(initial = {}) {
       select.addEventListener('change', () => describe(name));
       describe(name);
     }
-    return h('div', { class: 'field' }, h('label', { for: id }, t(`rules.${name}`)), select, helps[name] ?? null);
+    return h('div', { class: 'field' }, h('label', { for: id }, _(FIELDS[name])), select, helps[name] ?? null);
   };
-  const choices = (name, values) => field(name, values.map((v) => [v, t(`rules.value.${name}.${v}`)]), true);
+  const choices = (name, values) => field(name, values.map((v) => [v, word(name, v)]), true);
   const tiles = [];
-  for (let n = MIN_TILES; n <= MAX_TILES; n += 1) tiles.push([n, t('rules.tilesValue', { n })]);
+  for (let n = MIN_TILES; n <= MAX_TILES; n += 1) tiles.push([n, _('1 to {tiles}', { tiles: n })]);
   const el = h('div', { class: 'rules-form' },
     field('tiles', tiles, false),
     choices('one_die', ONE_DIE),
