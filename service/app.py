@@ -22,7 +22,7 @@ from service.api.bodies import StrictBodyRequest, describe_request_bodies
 from service.api.boxes import BoxesController
 from service.api.daily import DailyController, daily_feed_middleware
 from service.api.deps import DEPENDENCIES, Services
-from service.api.game import GameController
+from service.api.game import GameController, analyze_middleware
 from service.api.headers import describe_headers
 from service.api.ops import OpsController
 from service.api.players import PlayersController
@@ -160,9 +160,10 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         lifespan=[lifespan(settings, clock or SystemClock())],
         middleware=[
             logs.observe_middleware,
+            daily_feed_middleware,  # the hottest path, with no text: before the language
             language_middleware,
-            daily_feed_middleware,
             rate_limit_middleware,
+            analyze_middleware,
         ],
         plugins=[problems.plugin()],
         exception_handlers={Exception: problems.internal_error},

@@ -6,20 +6,23 @@ Nothing is stored; no account is needed.
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 import msgspec
 from litestar import Controller, Request, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromQuery, JSONBody, QueryParameter
+from litestar.types import ASGIApp, Receive, Scope, Send
 from msgspec import Meta
 
 from service.api import problems
+from service.api.bodies import decode, is_json
 from service.api.deps import Services
 from service.api.problems import documented
 from service.api.schemas import DiceIn, Die, MovesIn, OpenIn, RunResult, move_in, run_result
 from service.api.tables import held_tables
 from service.i18n import LOCALISED, N_, Language, _, current, speaking
+from service.logs import ClientClosedRequest
 from service.rules.analysis import report
 from service.rules.dice import check_dice
 from service.rules.ruleset import (
@@ -27,17 +30,130 @@ from service.rules.ruleset import (
     MoveRule,
     OneDie,
     OpenTiles,
+    Roll,
     Rules,
     Scoring,
     mask_of,
 )
-from service.rules.solver import Hint, Solution, hint, solution
+from service.rules.solver import LOADED, Hint, Solution, hint, solution
 
 
 class AnalyzeRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     dice: DiceIn
     moves: MovesIn
     rules: Rules = msgspec.field(default_factory=Rules)
+
+
+async def dice_to_analyse(data: AnalyzeRequest, services: Services) -> tuple[Roll, ...]:
+    """The request's dice, if they fit its rules and are not in play."""
+    dice = check_dice(data.rules, data.dice)
+    if await services.dice_in_play.refuses(dice, services.clock.now()):
+        raise problems.DICE_IN_PLAY(
+            _(
+                "These dice are in play (a Daily Dice date still open somewhere, or a "
+                "Friend Box): submit your run to see its analysis."
+            ),
+        )
+    return dice
+
+
+def analysed(data: AnalyzeRequest, dice: tuple[Roll, ...]) -> RunResult:
+    """The run verified and analysed on its dice (the rules' tables held in memory)."""
+    seed = "dice/" + "".join(f"{a}{b}" for a, b in dice)
+    return run_result(report(data.rules, dice, [move_in(m) for m in data.moves], seed), None)
+
+
+_ANALYZE: Final = ("POST", "/v1/analyze")
+_analyze_request = msgspec.json.Decoder(AnalyzeRequest, strict=True)
+_run_result = msgspec.json.Encoder()
+
+
+def analyze_middleware(app: ASGIApp) -> ASGIApp:
+    """``POST /v1/analyze`` answered here when all goes well: a JSON body of known
+    length, decoded strictly, dice that fit and are not in play, a legal run, the
+    rules' tables in memory. The handler's own functions do the work, without the
+    framework's routing of the body, dependencies and response objects: analysis is
+    what clients call most after the feed. Anything else (a problem to answer, a
+    variant to solve, a body too large or of unknown length) goes on to the handler,
+    with the body read here handed on, and is answered there as always. It runs after
+    the log, the language and the rate limits."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if (scope.get("method"), scope["path"]) != _ANALYZE:
+            await app(scope, receive, send)
+            return
+        body = await _whole_body(scope, receive)
+        if body is None:
+            await app(scope, receive, send)
+            return
+        answer = await _analyse(scope, body)
+        if answer is None:
+            await app(scope, _replaying(body, receive), send)
+            return
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(answer)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": answer, "more_body": False})
+
+    return middleware
+
+
+async def _whole_body(scope: Scope, receive: Receive) -> bytes | None:
+    """The body of a JSON request that says its length, within the limit; else None,
+    having read nothing."""
+    length = media_type = None
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            length = value
+        elif name == b"content-type":
+            media_type = value
+    if length is None or not length.isdigit() or media_type is None:
+        return None
+    if not is_json(media_type.decode("latin-1").partition(";")[0].strip().lower()):
+        return None
+    if int(length) > scope["app"].state.services.settings.max_body_bytes:
+        return None
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientClosedRequest
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def _analyse(scope: Scope, body: bytes) -> bytes | None:
+    """The encoded answer, or None for the handler to answer (problems included)."""
+    try:
+        data: AnalyzeRequest = decode(_analyze_request, body)
+        if LOADED.get(data.rules) is None:
+            return None
+        dice = await dice_to_analyse(data, scope["app"].state.services)
+        return _run_result.encode(analysed(data, dice))
+    except Exception:
+        return None
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands on the body already read, then the connection's own."""
+    sent = False
+
+    async def replay() -> Any:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
 
 
 class HintRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -155,18 +271,9 @@ class GameController(Controller):
         data: JSONBody[AnalyzeRequest],
         services: NamedDependency[Services],
     ) -> RunResult:
-        rules = data.rules
-        dice = check_dice(rules, data.dice)
-        if await services.dice_in_play.refuses(dice, services.clock.now()):
-            raise problems.DICE_IN_PLAY(
-                _(
-                    "These dice are in play (a Daily Dice date still open somewhere, or a "
-                    "Friend Box): submit your run to see its analysis."
-                ),
-            )
-        seed = "dice/" + "".join(f"{a}{b}" for a, b in dice)
-        await held_tables(request, rules)
-        return run_result(report(rules, dice, [move_in(m) for m in data.moves], seed), None)
+        dice = await dice_to_analyse(data, services)
+        await held_tables(request, data.rules)
+        return analysed(data, dice)
 
     @post(
         "/hint",

@@ -17,7 +17,7 @@ from service.rules.players import EASY, MEDIUM, play
 from service.rules.replay import Move
 from service.rules.ruleset import Rules, tiles_of
 from service.rules.solver import solve
-from tests.conftest import ROOT
+from tests.conftest import ROOT, ServerProcess
 
 VARIANTS = [
     Rules(),
@@ -93,6 +93,39 @@ async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -
                 "shut": computer.shut,
                 "moves": [json_move(m) for m in computer.moves],
             }
+
+
+def test_analyze_answers_alike_whichever_path_takes_it(server_env: dict[str, str]) -> None:
+    """A body that says its length is answered before the framework's routing; one that
+    doesn't (sent in chunks) by the handler: the same answer, byte for byte, with the
+    same headers; a problem is the handler's either way. On a real server: chunked
+    bodies are the server's to read."""
+    server = ServerProcess(server_env, workers=1).start()
+    try:
+        with httpx.Client(base_url=server.url) as http:
+            for rules, dice, moves in sample_runs()[:6]:
+                body = {
+                    "rules": rules_json(rules),
+                    "dice": dice,
+                    "moves": [json_move(m) for m in moves],
+                }
+                encoded = json.dumps(body).encode()
+                headers = {"content-type": "application/json", "accept-language": "de"}
+                known = http.post("/v1/analyze", content=encoded, headers=headers)
+                chunked = http.post(
+                    "/v1/analyze", content=iter([encoded[:7], encoded[7:]]), headers=headers
+                )
+                assert "content-length" not in chunked.request.headers
+                assert known.status_code == chunked.status_code == 200, known.text
+                assert known.content == chunked.content
+                for header in ("content-type", "content-language", "vary"):
+                    assert known.headers[header] == chunked.headers[header], header
+                twice = [json_move(moves[0])] * 2 if moves else [[1]]  # tiles closed already
+                illegal = http.post("/v1/analyze", json={**body, "moves": twice}, headers=headers)
+                assert illegal.status_code == 422, illegal.text
+                assert illegal.headers["content-type"] == "application/problem+json"
+    finally:
+        server.stop()
 
 
 async def test_analyze_refuses_an_illegal_run_naming_the_move(client: httpx.AsyncClient) -> None:
