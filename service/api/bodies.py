@@ -15,6 +15,7 @@ types, so that it promises exactly what this decoder accepts.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, Final
@@ -24,7 +25,7 @@ from litestar import Litestar, Request
 from litestar.handlers import HTTPRouteHandler
 
 from service.api import problems
-from service.i18n import _
+from service.i18n import N_, _
 
 DATA: Final = "data"  # the parameter of a handler that takes the request body
 
@@ -80,12 +81,32 @@ def decode(decoder: msgspec.json.Decoder[Any], body: bytes) -> Any:
     return value
 
 
+# msgspec's messages that a client meets, as sentences of the catalogs (the rest, rare,
+# stay as msgspec says them).
+_MSGSPEC: Final = [
+    (re.compile(r"Expected `(\w+)`, got `(\w+)`"), N_("Expected {expected}, got {got}")),
+    (re.compile(r"Object missing required field `(.+)`"), N_("The field `{name}` is missing")),
+    (re.compile(r"Object contains unknown field `(.+)`"), N_("The field `{name}` is unknown")),
+    (re.compile(r"Expected `\w+` of length <= (\d+)"), N_("At most {count} items or characters")),
+    (re.compile(r"Expected `\w+` of length >= (\d+)"), N_("At least {count} items or characters")),
+    (re.compile(r"Expected `\w+` <= (-?\d+)"), N_("At most {limit}")),
+    (re.compile(r"Expected `\w+` >= (-?\d+)"), N_("At least {limit}")),
+    (re.compile(r"Invalid enum value (.+)"), N_("Not one of the values allowed: {value}")),
+]
+
+
 def _where(message: str) -> str:
     """msgspec's ``Expected `int`, got `str` - at `$.moves[0][0]` `` as
-    ``Expected `int`, got `str` (at moves[0][0])``."""
+    ``Expected int, got str (at moves[0][0])``, in the request's language."""
     text, _at, path = message.partition(" - at `$")
     path = path.removesuffix("`").removeprefix(".")
-    return f"{text} (at {path})" if path else text
+    for pattern, template in _MSGSPEC:
+        found = pattern.fullmatch(text)
+        if found:
+            names = re.findall(r"\{(\w+)\}", template)
+            text = _(template, **dict(zip(names, found.groups(), strict=True)))
+            break
+    return _("{message} (at {path})", message=text, path=path) if path else text
 
 
 class _RepeatedName(ValueError):

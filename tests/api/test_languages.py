@@ -165,3 +165,19 @@ async def test_text_free_answers_claim_no_language(client: httpx.AsyncClient) ->
     response = await client.get(f"/v1/daily/{TODAY}", headers={"Accept-Language": "de"})
     assert response.status_code == 200
     assert "content-language" not in response.headers
+
+
+async def test_a_malformed_body_is_explained_in_the_language_too(
+    client: httpx.AsyncClient,
+) -> None:
+    said = {}
+    for language in TITLES:
+        response = await client.post(
+            "/v1/hint", json={"open": ["7"]}, headers={"Accept-Language": language}
+        )
+        assert response.status_code == 400
+        assert response.json()["type"] == "/problems/invalid-request"
+        said[language] = response.json()["detail"]
+    assert said["en"] == "Expected int, got str (at open[0])"
+    assert said["de"] == "Erwartet int, erhalten str (bei open[0])"
+    assert len(set(said.values())) == 4
