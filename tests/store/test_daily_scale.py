@@ -20,7 +20,7 @@ from service.store import daily, sequences
 from service.store.cache import Cache
 from service.store.db import QUERIES
 from service.store.ranks import Histograms
-from service.store.synth import synth_day
+from service.store.synth import computer_runs, synth_day
 from tests.store.test_daily_batch import Recording, new_players, submission
 
 SECRET = b"scale-secret"
@@ -60,7 +60,9 @@ async def test_a_synthetic_day_is_what_submissions_would_leave(pool: asyncpg.Poo
             n + 1,
         )
         seen[score] += 1
-    assert len(seen) > 1  # Easy, Medium and Hard do not all end alike
+    # Easy, Medium and Hard end differently, but on the rare dice where every turn ends alike.
+    possible = {run.score for seed in (7, 8) for run in computer_runs(day, issued, seed)}
+    assert set(seen) <= possible and (len(seen) > 1) == (len(possible) > 1)
     histogram = (await Histograms(pool, cache).of([day]))[day]
     assert histogram == dict(seen)
     streaks = await pool.fetchval(
