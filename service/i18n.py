@@ -50,7 +50,6 @@ _QUALITY: Final = re.compile(r"^q=(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$")
 _HEADER_LIMIT: Final = 512  # longer headers are read up to here
 
 
-@lru_cache(maxsize=1024)
 def negotiate(accept_language: str | None) -> Language | None:
     """Our language that ``Accept-Language`` prefers, or None when it names none of
     them (absent, garbage, only other languages). A wildcard takes English. Quality
@@ -63,8 +62,13 @@ def negotiate(accept_language: str | None) -> Language | None:
     """
     if not accept_language:
         return None
+    return _negotiate(accept_language[:_HEADER_LIMIT])
+
+
+@lru_cache(maxsize=1024)  # the headers of a few browsers, again and again: kept short
+def _negotiate(accept_language: str) -> Language | None:
     choices: list[tuple[float, int, str]] = []
-    for position, item in enumerate(accept_language[:_HEADER_LIMIT].split(",")):
+    for position, item in enumerate(accept_language.split(",")):
         tag, *parameters = (part.strip() for part in item.split(";"))
         if not _RANGE.match(tag):
             continue
