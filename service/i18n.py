@@ -78,7 +78,7 @@ def _negotiate(accept_language: str) -> Language | None:
                 quality = float(parameter.replace(" ", "")[2:])
         if quality > 0:
             choices.append((-quality, position, tag.lower()))
-    for _, _, tag in sorted(choices):
+    for _quality, _position, tag in sorted(choices):
         if tag == "*":
             return DEFAULT
         language = _OURS.get(tag.split("-")[0])
