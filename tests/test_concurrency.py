@@ -8,6 +8,7 @@ import secrets
 from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time
+from functools import cache
 from typing import Any
 
 import asyncpg
@@ -21,16 +22,15 @@ from tests.conftest import ServerProcess
 SECRET = "concurrency-secret"
 
 
+@cache
 def busy_day() -> date:
-    """A July date (untouched by the other tests) whose dice allow 50 different runs."""
+    """A July date (untouched by the other tests) whose dice allow 50 different runs:
+    found when a test first needs it, not when the module is collected."""
     for n in range(1, 32):
         day = date(2026, 7, n)
         if len(legal_runs(derive_dice(SECRET.encode(), daily_sequence_id(day), 10), 50)) == 50:
             return day
     raise AssertionError("no July date with 50 different runs")
-
-
-DAY = busy_day()
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +45,7 @@ def server(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
         "SHUTBOX_RATE_LIMIT_TOKEN": "off",
         "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
     }
-    noon = datetime.combine(DAY, time(12), tzinfo=UTC)
+    noon = datetime.combine(busy_day(), time(12), tzinfo=UTC)
     process = ServerProcess(env, workers=2, frozen_at=noon).start()
     yield process
     process.stop()
@@ -59,7 +59,7 @@ async def fresh(url: str, method: str, path: str, **kwargs: Any) -> httpx.Respon
 
 async def player_with_many_runs(url: str, count: int) -> tuple[dict[str, str], str, list[Any]]:
     """A new player, today's date on the server, and ``count`` different legal runs."""
-    day = DAY.isoformat()
+    day = busy_day().isoformat()
     dice = (await fresh(url, "GET", f"/v1/daily/{day}")).json()["dice"]
     runs = legal_runs(tuple((a, b) for a, b in dice), count)
     assert len(runs) == count

@@ -62,15 +62,28 @@ async def create(
     async with connection_of(database) as connection:
         for _ in range(_CODE_ATTEMPTS):
             code = new_code()
-            async with connection.transaction():
-                issued = await sequences.create(
-                    connection, cache, secret, box_sequence_id(code), rules, now
-                )
-                if issued is None:
-                    continue
-                await connection.execute(QUERIES.insert_box, code, owner_id, issued.id, now)
-                return code, issued
+            try:
+                async with connection.transaction():
+                    issued = await sequences.create(
+                        connection, cache, secret, box_sequence_id(code), rules, now
+                    )
+                    if issued is None:
+                        continue
+                    if (
+                        await connection.fetchval(
+                            QUERIES.insert_box, code, owner_id, issued.id, now
+                        )
+                        is None
+                    ):
+                        raise _CodeTaken  # rolls the new sequence back too
+                    return code, issued
+            except _CodeTaken:
+                continue
     raise RuntimeError("no free box code after several attempts")
+
+
+class _CodeTaken(Exception):
+    """A box holds the code already (its sequence was free: a box without one)."""
 
 
 async def box(database: Database, code: str) -> Box | None:
