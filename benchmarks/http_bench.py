@@ -69,8 +69,8 @@ import redis
 from litestar import Litestar, get, post
 
 from service.api.schemas import move_out, rules_out
+from service.rules.computers import MEDIUM, play
 from service.rules.dice import derive_dice
-from service.rules.players import MEDIUM, play
 from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
 from service.store.players import token_hash

@@ -18,8 +18,8 @@ from collections.abc import Callable
 
 from service.rules import ruleset, solver
 from service.rules.analysis import report
+from service.rules.computers import EASY, play
 from service.rules.dice import derive_dice
-from service.rules.players import EASY, play
 from service.rules.ruleset import Rules
 
 

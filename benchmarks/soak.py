@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from service.api.schemas import move_out  # noqa: E402
-from service.rules.players import EASY, MEDIUM, play  # noqa: E402
+from service.rules.computers import EASY, MEDIUM, play  # noqa: E402
 from service.rules.ruleset import Rules  # noqa: E402
 from service.rules.solver import solve  # noqa: E402
 

@@ -11,7 +11,7 @@ from msgspec import Meta
 from service.calendar import StreakRuns, current_streak
 from service.i18n import LOCALISED, N_, _
 from service.rules.analysis import Analysis, Report
-from service.rules.players import ComputerRun
+from service.rules.computers import ComputerRun
 from service.rules.replay import Move
 from service.rules.ruleset import MoveRule, OneDie, Roll, Rules, Scoring, tiles_of
 from service.store.ranks import Rank

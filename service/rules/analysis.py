@@ -26,7 +26,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from service.rules.players import ComputerRun, play_all
+from service.rules.computers import ComputerRun, play_all
 from service.rules.replay import Move, Run, replay
 from service.rules.ruleset import OpenTiles, Roll, Rules, tiles_of
 from service.rules.solver import Tables, same, solve

@@ -21,8 +21,8 @@ import msgspec
 
 from service.api.schemas import move_out
 from service.rules.analysis import Hindsight
+from service.rules.computers import EASY, HARD, MEDIUM, ComputerRun, play
 from service.rules.dice import daily_sequence_id
-from service.rules.players import EASY, HARD, MEDIUM, ComputerRun, play
 from service.rules.ruleset import Rules
 from service.rules.solver import solve
 from service.store import daily, sequences

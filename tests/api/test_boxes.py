@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from service.codes import ALPHABET, display
-from service.rules.players import COMPUTERS, play
+from service.rules.computers import COMPUTERS, play
 from service.rules.replay import Move, replay
 from service.rules.ruleset import Rules
 from service.rules.solver import solve

@@ -12,8 +12,8 @@ import msgspec
 import pytest
 
 from service.rules.analysis import report
+from service.rules.computers import EASY, MEDIUM, play
 from service.rules.dice import derive_dice
-from service.rules.players import EASY, MEDIUM, play
 from service.rules.replay import Move
 from service.rules.ruleset import Rules, tiles_of
 from service.rules.solver import solve

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.rules.analysis import Hindsight, label_for, report
-from service.rules.players import COMPUTERS, play
+from service.rules.computers import COMPUTERS, play
 from service.rules.replay import Move, replay
 from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve

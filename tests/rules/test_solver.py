@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 
-from service.rules.players import EASY, MEDIUM, expected_score
+from service.rules.computers import EASY, MEDIUM, expected_score
 from service.rules.ruleset import ALL_ROLLS, Rules, mask_of, tiles_of
 from service.rules.solver import hint, same, solution, solve
 from tests.rules.strategies import variants

@@ -11,7 +11,7 @@ import pytest
 from msgspec import to_builtins
 
 from service.rules.analysis import report
-from service.rules.players import play_all
+from service.rules.computers import play_all
 from service.rules.replay import Move
 from service.rules.ruleset import Rules, tiles_of
 from service.rules.solver import Tables, hint, solution
