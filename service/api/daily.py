@@ -46,10 +46,9 @@ from service.calendar import has_begun, has_closed_everywhere, local_today
 from service.daily import DateNotOpen
 from service.i18n import LOCALISED, _, long_date, ngettext, number
 from service.rules.analysis import Hindsight
-from service.rules.dice import daily_sequence_id
-from service.rules.ruleset import Roll, Rules
+from service.rules.ruleset import Roll
 from service.settings import Settings
-from service.store import daily, sequences
+from service.store import daily
 from service.store.daily import DailyRun
 from service.store.db import Connection
 from service.store.players import PlayerRow
@@ -136,13 +135,10 @@ def check_begun(day: date, settings: Settings, now: datetime) -> None:
 
 async def _daily_answer(services: Services, when: date, now: datetime) -> tuple[bytes, str]:
     """The encoded Daily Dice of a date and its ETag."""
-    sequence_id = daily_sequence_id(when)
-    issued = await sequences.issue(
-        services.pool, services.cache, services.settings.secret_bytes, sequence_id, Rules(), now
-    )
+    issued = await services.daily.dice(when, now)
     body = _encoder.encode(
         DailyDice(
-            date=when, sequence=sequence_id, rules=rules_out(issued.rules), dice=list(issued.dice)
+            date=when, sequence=issued.id, rules=rules_out(issued.rules), dice=list(issued.dice)
         )
     )
     return body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
@@ -383,14 +379,7 @@ class DailyController(Controller):
                         date=long_date(when),
                     ),
                 )
-        issued = await sequences.issue(
-            services.pool,
-            services.cache,
-            services.settings.secret_bytes,
-            daily_sequence_id(when),
-            Rules(),
-            now,
-        )
+        issued = await services.daily.dice(when, now)
         rules = issued.rules
         tables = await held_tables(request, rules)
         best_possible = Hindsight(tables, issued.dice).best(rules.start_position, 0)
