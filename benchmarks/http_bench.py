@@ -552,6 +552,7 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
             result = measure(daily, load, args.warmup)
             endpoint = f"GET /v1/daily/{args.date.isoformat()} (cached)"
             results.append(Measurement("daily", endpoint, result))
+            results.append(measure_quiet_feed(env, args, load, scratch))
 
             analyze = server.url("/v1/analyze")
             for body in bodies:
@@ -565,20 +566,25 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
             )
 
             results += measure_new_players(server, db_url, load, args, scratch)
-
-        # For reference: the same feed with the request log off, to read the log's cost.
-        quiet_env = {**env, "SHUTBOX_LOG_LEVEL": "WARNING"}
-        port = free_port()
-        service = [sys.executable, "-m", "service.cli", "serve"]
-        service += ["--host", HOST, "--port", str(port), "--workers", workers]
-        with running("service, log off", service, port, quiet_env, scratch / "quiet.log") as server:
-            server.wait_until_ok("/readyz", time.monotonic() + STARTUP_SECONDS)
-            daily = server.url(f"/v1/daily/{args.date.isoformat()}")
-            fetch(daily)
-            result = measure(daily, load, args.warmup)
-            endpoint = f"GET /v1/daily/{args.date.isoformat()} (request log off, reference)"
-            results.append(Measurement("daily_quiet", endpoint, result))
     return results
+
+
+def measure_quiet_feed(
+    env: dict[str, str], args: argparse.Namespace, load: Load, scratch: Path
+) -> Measurement:
+    """For reference, right after the feed at the defaults: the same feed from a second
+    service process with the request log off, to read what the log costs."""
+    port = free_port()
+    service = [sys.executable, "-m", "service.cli", "serve"]
+    service += ["--host", HOST, "--port", str(port), "--workers", str(args.workers)]
+    quiet_env = {**env, "SHUTBOX_LOG_LEVEL": "WARNING"}
+    with running("service, log off", service, port, quiet_env, scratch / "quiet.log") as server:
+        server.wait_until_ok("/readyz", time.monotonic() + STARTUP_SECONDS)
+        daily = server.url(f"/v1/daily/{args.date.isoformat()}")
+        fetch(daily)
+        result = measure(daily, load, args.warmup)
+    endpoint = f"GET /v1/daily/{args.date.isoformat()} (request log off, reference)"
+    return Measurement("daily_quiet", endpoint, result)
 
 
 POSTS: Final = ("analyze", "daily_run")

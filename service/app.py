@@ -135,6 +135,7 @@ def lifespan(
                 for chore in chores:
                     chore.cancel()
                 await solver.close()
+                logs.request_log.flush()
         finally:
             await cache.close()
             await pool.close()
