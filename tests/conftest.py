@@ -206,6 +206,14 @@ class ServerProcess:
         self.log.seek(0)
         return self.log.read().decode(errors="replace")
 
+    def output_with(self, text: str, seconds: float = 10.0) -> str:
+        """The output once it holds ``text`` (the request log is written in batches,
+        every 50 ms), or as it is when ``seconds`` have passed."""
+        deadline = time.monotonic() + seconds
+        while text not in (output := self.output()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return output
+
     def stop(self) -> None:
         if self.process is None:
             return

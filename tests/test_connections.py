@@ -74,7 +74,7 @@ def test_a_client_that_hangs_up_mid_body_is_a_499(server_env: dict[str, str]) ->
             if sum(counted.values()) >= 4:
                 break
             time.sleep(0.2)
-        output = server.output()
+        output = server.output_with("client closed request")
     finally:
         server.stop()
     assert counted.get("499", 0) >= 1, counted
