@@ -79,7 +79,7 @@ from service.rules.solver import solve
 from service.store.players import token_hash
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.processes import HOST, ROOT, Spawned, free_port, log_tail
+from benchmarks.processes import HOST, ROOT, Spawned, free_port, log_tail, positive
 
 BACKLOG: Final = 2048  # as in service.cli._serve
 POST_BODIES_LUA: Final = ROOT / "benchmarks" / "wrk" / "post_bodies.lua"
@@ -689,13 +689,6 @@ def faults(rows: list[Row]) -> list[str]:
                 " (raise --players-per-second)"
             )
     return found
-
-
-def positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
 
 
 class _HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):

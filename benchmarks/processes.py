@@ -3,6 +3,7 @@ they start, each in a process group of its own with its output in a log file."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import signal
 import socket
@@ -78,3 +79,11 @@ class Spawned:
         with suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
+    return value

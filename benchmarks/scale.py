@@ -85,7 +85,7 @@ import redis
 ROOT: Final = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.processes import HOST, Spawned, free_port, log_tail  # noqa: E402
+from benchmarks.processes import HOST, Spawned, free_port, log_tail, positive  # noqa: E402
 from service.store.players import token_hash  # noqa: E402
 from service.store.ranks import MIRRORED_FOR_SECONDS  # noqa: E402
 from tests.api.helpers import legal_runs  # noqa: E402
@@ -1038,13 +1038,6 @@ def print_report(
 
 
 # Main ---------------------------------------------------------------------------------------
-
-
-def positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
-    return value
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
