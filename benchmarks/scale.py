@@ -1,4 +1,5 @@
-"""Scale: one date's Daily Dice endpoints at 100,000 and at 1,000,000 runs (issue #11).
+"""Scale: the Daily Dice endpoints of a date with 100,000 and of one with 1,000,000 runs
+(issue #11).
 
     .venv/bin/python benchmarks/scale.py [--quick] [--samples N] [--date YYYY-MM-DD]
         [--postgres URL] [--paced-rate N] [--paced-seconds S] [--paced-concurrency N]
@@ -6,21 +7,27 @@
 
 Everything on loopback (127.0.0.1), in this order:
 
-- a throwaway PostgreSQL database (dropped at the end) is migrated, then ONE date is
-  filled with 100,000 synthetic players and their official runs by ``shutbox synth-day``
-  (a subprocess, timed); the database's growth (players, every partition of daily_runs,
-  streaks, day_scores: ``pg_total_relation_size`` of each) is divided by the runs added;
-- the service runs with its clock frozen at noon UTC of that date (granian on
+- a throwaway PostgreSQL database (dropped at the end) is migrated, then two dates are
+  filled by ``shutbox synth-day`` (a subprocess, timed) with synthetic players and their
+  official runs: the day after ``--date`` with 100,000, ``--date`` with 1,000,000 (by
+  default 1 November 2026 and 31 October 2026: two months, two partitions); the
+  database's growth at each fill (players, every partition of daily_runs, streaks,
+  day_scores: ``pg_total_relation_size`` of each) is divided by the runs added;
+- the service runs with its clock frozen at noon UTC of ``--date`` (granian on
   ``tests.frozen_clock_app:create``, as ``tests/conftest.py``'s ``ServerProcess`` with
   ``frozen_at``; two workers, HTTP/1, the backlog and header timeout of ``shutbox
   serve``; default settings otherwise, request log at INFO to a file, rate limits on at
   a limit no load here reaches), against a ``redis-server`` of this benchmark's own
-  (a port of its own, no persistence, a key prefix of its own);
-- single requests, one at a time on one keep-alive connection, each timed: a new
-  player's official run ``POST /v1/daily/{date}/runs`` (the player made first, untimed),
+  (a port of its own, no persistence, a key prefix of its own). The larger date is
+  today for its players (UTC), the smaller one for theirs (Pacific/Kiritimati, UTC+14,
+  where the next day has begun): both dates take submissions at once;
+- single requests, one at a time on one keep-alive connection, each timed, the two
+  dates taking turns sample by sample (so that what drifts on this noisy machine falls
+  on both sizes alike, and the ratios measure the data, not the minute): a new player's
+  official run ``POST /v1/daily/{date}/runs`` (the player made first, untimed),
   ``GET /v1/daily/{date}/runs/me``, ``GET /v1/daily/{date}/leaderboard`` (as a player who
   played) and ``GET /v1/players/me/history``, and for reference ``GET /healthz`` (no data
-  behind it: how much the machine itself drifted between the two sizes), in three states:
+  behind it), in three states:
 
   * ``redis``: Redis up, its mirrors as they come;
   * ``flush``: every sample cold: the prefix's keys deleted in Redis just before each
@@ -30,26 +37,26 @@ Everything on loopback (127.0.0.1), in this order:
   * ``stopped``: the same server, its redis-server stopped (SIGTERM) under it: what a
     Redis outage costs a running service (not a service started without Redis);
 
-- the rank the service reports for one player (``runs/me``) with Redis, after a flush
-  and with Redis stopped, next to the rank counted in SQL from the date's runs, with
-  no submission in between: they must be identical;
-- then the server is stopped, 900,000 more runs are added to the SAME date (another
-  ``synth-day``, another seed), and it all again at 1,000,000, followed by new players'
-  official runs paced at 500 a second for 20 seconds (open loop on asyncio, at most 64
-  in flight on keep-alive connections; players inserted beforehand), before Redis is
-  stopped, with the CPU each party used meanwhile. The client is a minimal HTTP/1.1
-  one on asyncio streams: httpx's AsyncClient (``--paced-client httpx``) costs about
-  2 ms of CPU a request here, a whole core at 500/s on a two-core machine, and could
-  not keep that pace even against a bare app.
+- between the second and the third state: new players' official runs on the larger
+  date paced at 500 a second for 20 seconds (open loop on asyncio, at most 64 in flight
+  on keep-alive connections; players inserted beforehand), with the CPU each party used
+  meanwhile; then the rank the service reports for one player of each date
+  (``runs/me``) with Redis, after a flush and with Redis stopped, next to the rank
+  counted in SQL from the date's runs, with no submission on that date in between: they
+  must be identical. The paced client is a minimal HTTP/1.1 one on asyncio streams:
+  httpx's AsyncClient (``--paced-client httpx``) costs about 2 ms of CPU a request
+  here, a whole core at 500/s on a two-core machine, and could not keep that pace even
+  against a bare app.
 
 After each fill the database is vacuumed and analysed (what autovacuum would do in the
-middle of the measurements, done before them). Latency is wall time in this client,
-which shares the machine's CPUs with the server, PostgreSQL and Redis. The table puts
-each figure next to its target: reads' median <= 10 ms and a submission's <= 15 ms
-with Redis, nothing over 150 ms after a flush, medians <= 20 ms with Redis stopped,
-paced p99 <= 50 ms, each 1M figure within 1.25x of its 100k one, <= 1,500 database
-bytes per player with one run. ``--quick``: a smoke run of the script itself
-(2,000 and 20,000 runs, 10 samples, 3 s paced). Exit code 1 when a figure is not
+middle of the measurements, done before them), then checkpointed (the fill's writes are
+on disk before the measurements, not written out by the checkpointer meanwhile). Latency
+is wall time in this client, which shares the machine's CPUs with the server, PostgreSQL
+and Redis. The table puts each figure next to its target: reads' median <= 10 ms and a
+submission's <= 15 ms with Redis, nothing over 150 ms after a flush, medians <= 20 ms
+with Redis stopped, paced p99 <= 50 ms, each 1M figure within 1.25x of its 100k one, <=
+1,500 database bytes per player with one run. ``--quick``: a smoke run of the script
+itself (2,000 and 20,000 runs, 10 samples, 3 s paced). Exit code 1 when a figure is not
 valid (an unexpected answer); target misses are reported in the table.
 """
 
@@ -57,6 +64,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import math
 import os
 import secrets
@@ -91,7 +99,9 @@ from service.store.ranks import MIRRORED_FOR_SECONDS  # noqa: E402
 from tests.api.helpers import legal_runs  # noqa: E402
 
 ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
-DEFAULT_DATE: Final = date(2026, 11, 20)
+DEFAULT_DATE: Final = date(2026, 10, 31)  # the smaller date in the next month's partition
+# Where the day after the larger date has begun at noon UTC of it (UTC+14: 02:00 there).
+SMALL_DATE_ZONE: Final = "Pacific/Kiritimati"
 WORKERS: Final = 2
 BACKLOG: Final = 2048  # as in service.cli._serve
 HEADER_TIMEOUT_MS: Final = 5000  # SHUTBOX_HEADER_TIMEOUT's default, as _serve passes it
@@ -302,9 +312,20 @@ def relation_sizes(url: str) -> dict[str, int]:
     return asyncio.run(_sizes(url))
 
 
+async def _settle(url: str) -> None:
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute("VACUUM (ANALYZE)")
+        await connection.execute("CHECKPOINT")
+    finally:
+        await connection.close()
+
+
 def vacuum_analyze(url: str) -> float:
+    """VACUUM (ANALYZE), then a CHECKPOINT: a fill's dirty pages (some 700 MB at 1M) are
+    written out before the measurements, not by the checkpointer in the middle of them."""
     started = time.perf_counter()
-    asyncio.run(_execute(url, "VACUUM (ANALYZE)"))
+    asyncio.run(_settle(url))
     return time.perf_counter() - started
 
 
@@ -334,8 +355,8 @@ async def _rank_in_sql(url: str, day: date, score: int) -> dict[str, Any]:
 PLAYER_COLUMNS: Final = ("id", "name", "time_zone", "token_hash", "created_at")
 
 
-async def _insert_players(url: str, tokens: Sequence[str], created_at: datetime) -> None:
-    records = [(uuid.uuid4(), None, "UTC", token_hash(token), created_at) for token in tokens]
+async def _insert_players(url: str, tokens: Sequence[str], created_at: datetime, zone: str) -> None:
+    records = [(uuid.uuid4(), None, zone, token_hash(token), created_at) for token in tokens]
     connection = await asyncpg.connect(url)
     try:
         await connection.copy_records_to_table("players", records=records, columns=PLAYER_COLUMNS)
@@ -344,10 +365,10 @@ async def _insert_players(url: str, tokens: Sequence[str], created_at: datetime)
         await connection.close()
 
 
-def inserted_players(url: str, count: int, created_at: datetime) -> list[str]:
-    """``count`` new players in UTC, straight into the database: their tokens."""
+def inserted_players(url: str, count: int, created_at: datetime, zone: str) -> list[str]:
+    """``count`` new players in ``zone``, straight into the database: their tokens."""
     tokens = [secrets.token_urlsafe(32) for _ in range(count)]
-    asyncio.run(_insert_players(url, tokens, created_at))
+    asyncio.run(_insert_players(url, tokens, created_at, zone))
     return tokens
 
 
@@ -386,6 +407,7 @@ def shutbox(arguments: Sequence[str], env: dict[str, str], timeout: float) -> st
 
 @dataclass(frozen=True)
 class Fill:
+    day: date
     runs: int
     seed: int
     seconds: float  # synth-day's wall time, the subprocess's start to its end
@@ -413,7 +435,7 @@ def fill(db_url: str, env: dict[str, str], day: date, runs: int, seed: int) -> F
     vacuum_seconds = vacuum_analyze(db_url)
     after = relation_sizes(db_url)
     said_last = said.splitlines()[-1] if said else ""
-    return Fill(runs, seed, seconds, said_last, vacuum_seconds, before, after)
+    return Fill(day, runs, seed, seconds, said_last, vacuum_seconds, before, after)
 
 
 # Single requests ----------------------------------------------------------------------------
@@ -422,9 +444,8 @@ def fill(db_url: str, env: dict[str, str], day: date, runs: int, seed: int) -> F
 class Client:
     """One keep-alive connection to the server, each request timed (ms)."""
 
-    def __init__(self, base_url: str, day: date, bodies: list[bytes]) -> None:
+    def __init__(self, base_url: str, bodies: dict[date, list[bytes]]) -> None:
         self.http = httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT)
-        self.day = day.isoformat()
         self.bodies = bodies
         self.sent = 0
 
@@ -447,23 +468,25 @@ class Client:
             )
         return elapsed, response
 
-    def new_player(self) -> str:
-        _, response = self.request("POST", "/v1/players", 201, body=b"{}")
+    def new_player(self, time_zone: str) -> str:
+        body = msgspec.json.encode({"time_zone": time_zone})
+        _, response = self.request("POST", "/v1/players", 201, body=body)
         token: str = response.json()["token"]
         return token
 
-    def submit(self, token: str) -> float:
-        body = self.bodies[self.sent % len(self.bodies)]
+    def submit(self, day: date, token: str) -> float:
+        bodies = self.bodies[day]
+        body = bodies[self.sent % len(bodies)]
         self.sent += 1
-        return self.request("POST", f"/v1/daily/{self.day}/runs", 201, token, body)[0]
+        return self.request("POST", f"/v1/daily/{day}/runs", 201, token, body)[0]
 
-    def runs_me(self, token: str) -> tuple[float, dict[str, Any]]:
-        elapsed, response = self.request("GET", f"/v1/daily/{self.day}/runs/me", 200, token)
+    def runs_me(self, day: date, token: str) -> tuple[float, dict[str, Any]]:
+        elapsed, response = self.request("GET", f"/v1/daily/{day}/runs/me", 200, token)
         answer: dict[str, Any] = response.json()
         return elapsed, answer
 
-    def leaderboard(self, token: str) -> float:
-        return self.request("GET", f"/v1/daily/{self.day}/leaderboard", 200, token)[0]
+    def leaderboard(self, day: date, token: str) -> float:
+        return self.request("GET", f"/v1/daily/{day}/leaderboard", 200, token)[0]
 
     def healthz(self) -> float:
         return self.request("GET", "/healthz", 200)[0]
@@ -484,39 +507,76 @@ def run_bodies(base_url: str, day: date) -> list[bytes]:
     return [msgspec.json.encode({"moves": moves}) for moves in legal_runs(dice, LEGAL_RUNS)]
 
 
-def warm_up(client: Client, base_url: str) -> None:
-    """Every request once or twice, on this connection and on fresh ones (so that both
-    workers have their pools, caches and solver tables up): not timed."""
-    tokens = [client.new_player() for _ in range(WARMUP_PLAYERS)]
-    for token in tokens:
-        client.submit(token)
-        client.runs_me(token)
-        client.leaderboard(token)
-        client.history(token)
-    for n in range(4 * WORKERS):
-        fresh = Client(base_url, date.fromisoformat(client.day), client.bodies)
-        try:
-            token = tokens[n % len(tokens)]
-            fresh.runs_me(token)
-            fresh.leaderboard(token)
-            fresh.history(token)
-            fresh.submit(fresh.new_player())
-        finally:
-            fresh.close()
+@dataclass(frozen=True)
+class Size:
+    """One of the two dates: its synthetic runs, and the time zone of the players that
+    play it here (the dates are today at the frozen clock in those zones)."""
+
+    runs: int
+    day: date
+    zone: str
+
+
+def warm_up(client: Client, base_url: str, sizes: Sequence[Size]) -> None:
+    """Every request once or twice on each date, on this connection and on fresh ones
+    (so that both workers have their pools, caches and solver tables up): not timed."""
+    for size in sizes:
+        tokens = [client.new_player(size.zone) for _ in range(WARMUP_PLAYERS)]
+        for token in tokens:
+            client.submit(size.day, token)
+            client.runs_me(size.day, token)
+            client.leaderboard(size.day, token)
+            client.history(token)
+        for n in range(4 * WORKERS):
+            fresh = Client(base_url, client.bodies)
+            try:
+                token = tokens[n % len(tokens)]
+                fresh.runs_me(size.day, token)
+                fresh.leaderboard(size.day, token)
+                fresh.history(token)
+                fresh.submit(size.day, fresh.new_player(size.zone))
+            finally:
+                fresh.close()
 
 
 Timings = dict[str, list[float]]
 
 
 def measure_state(
-    client: Client, samples: int, flush: Callable[[], None] | None
-) -> tuple[Timings, list[str]]:
-    """``samples`` of each request, one at a time: each new player's run, then the reads
-    as that player. ``flush``: called before each request (every sample cold), and the
-    reads that use the rank mirror wait for its in-process copy to expire first."""
-    tokens = [client.new_player() for _ in range(samples)]
-    timings: Timings = {kind: [] for kind in (*KINDS, REFERENCE)}
+    client: Client, sizes: Sequence[Size], samples: int, flush: Callable[[], None] | None
+) -> tuple[dict[date, Timings], dict[date, list[str]]]:
+    """``samples`` of each request on each date, one at a time, the dates taking turns
+    (what drifts on the machine meanwhile falls on both alike): each new player's run,
+    then the reads as that player. ``flush``: called before each request (every sample
+    cold), and the reads that use the rank mirror wait for its in-process copy to
+    expire first."""
+    tokens = {size.day: [client.new_player(size.zone) for _ in range(samples)] for size in sizes}
+    timings = {size.day: {kind: [] for kind in (*KINDS, REFERENCE)} for size in sizes}
+    with client_gc_paused():
+        _measure(client, sizes, tokens, timings, flush)
+    return timings, tokens
 
+
+@contextmanager
+def client_gc_paused() -> Iterator[None]:
+    """This client's own garbage collection off while it times requests (a collection in
+    the middle of one would count as the server's time); collected before and after."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.collect()
+
+
+def _measure(
+    client: Client,
+    sizes: Sequence[Size],
+    tokens: dict[date, list[str]],
+    timings: dict[date, Timings],
+    flush: Callable[[], None] | None,
+) -> None:
     def cold(wait_for_mirror: bool) -> None:
         if flush is None:
             return
@@ -524,18 +584,23 @@ def measure_state(
             time.sleep(MIRROR_EXPIRED_SECONDS)
         flush()
 
-    for token in tokens:
-        cold(False)
-        timings["submit"].append(client.submit(token))
-    for token in tokens:
-        cold(True)
-        timings["runs_me"].append(client.runs_me(token)[0])
-        cold(False)
-        timings["leaderboard"].append(client.leaderboard(token))
-        cold(True)
-        timings["history"].append(client.history(token))
-        timings[REFERENCE].append(client.healthz())
-    return timings, tokens
+    def in_turn(n: int) -> Sequence[Size]:
+        return sizes if n % 2 == 0 else sizes[::-1]  # neither date always first
+
+    for n in range(len(tokens[sizes[0].day])):
+        for size in in_turn(n):
+            cold(False)
+            timings[size.day]["submit"].append(client.submit(size.day, tokens[size.day][n]))
+    for n in range(len(tokens[sizes[0].day])):
+        for size in in_turn(n):
+            token, timed = tokens[size.day][n], timings[size.day]
+            cold(True)
+            timed["runs_me"].append(client.runs_me(size.day, token)[0])
+            cold(False)
+            timed["leaderboard"].append(client.leaderboard(size.day, token))
+            cold(True)
+            timed["history"].append(client.history(token))
+            timed[REFERENCE].append(client.healthz())
 
 
 # Paced load ---------------------------------------------------------------------------------
@@ -719,27 +784,26 @@ async def paced_runs(
 
 @dataclass
 class Stage:
-    runs: int  # the date's synthetic runs
+    size: Size
     timings: dict[str, Timings] = field(default_factory=dict)  # by state
     ranks: dict[str, dict[str, Any]] = field(default_factory=dict)  # by state, and "sql"
     first_stopped_ms: float = 0.0  # the first request once Redis was stopped
     paced: Paced | None = None
-    cpu: dict[str, dict[str, float]] = field(default_factory=dict)  # by state, CPUs used
+
+    @property
+    def runs(self) -> int:
+        return self.size.runs
 
 
-def run_stage(
-    runs: int,
-    db_url: str,
-    env: dict[str, str],
-    args: argparse.Namespace,
-    scratch: Path,
-    paced: bool,
-) -> Stage:
-    """One size: a fresh redis-server and server; the three states; the rank check;
-    the paced load (when asked) before Redis is stopped."""
-    stage = Stage(runs)
+def run_stages(
+    sizes: Sequence[Size], db_url: str, env: dict[str, str], args: argparse.Namespace, scratch: Path
+) -> tuple[list[Stage], dict[str, dict[str, float]]]:
+    """Both dates on one server and one redis-server: the three states, the dates taking
+    turns in each; the rank check; the paced load on the larger date before Redis is
+    stopped. Returns each date's figures and the CPUs used in each state."""
+    stages = [Stage(size) for size in sizes]
+    cpu: dict[str, dict[str, float]] = {}
     prefix = env["SHUTBOX_REDIS_PREFIX"]
-    label = f"{runs:,} runs"
     own_redis = RedisServer(scratch)
     server: Server | None = None
     keys = redis.Redis.from_url(own_redis.url, socket_timeout=2, socket_connect_timeout=2)
@@ -749,72 +813,81 @@ def run_stage(
         if found:
             keys.unlink(*found)
 
+    def measured(state: str, redis_pid: int | None) -> dict[date, list[str]]:
+        progress(f"{STATE_NAMES[state]}, {args.samples} samples of each request on each date")
+        cpu_before = cpu_snapshot(server.process.pid, redis_pid)
+        started = time.perf_counter()
+        timings, tokens = measure_state(
+            client, sizes, args.samples, flush if state == "flush" else None
+        )
+        cpu[state] = cpu_shares(
+            cpu_before, cpu_snapshot(server.process.pid, redis_pid), time.perf_counter() - started
+        )
+        for stage in stages:
+            stage.timings[state] = timings[stage.size.day]
+        return tokens
+
     try:
-        metrics = scratch / f"metrics-{runs}"
+        metrics = scratch / "metrics"
         metrics.mkdir()
         # What `shutbox serve` makes for several workers.
         server_env = {**env, "REDIS_URL": own_redis.url, "PROMETHEUS_MULTIPROC_DIR": str(metrics)}
-        server = Server(server_env, scratch / f"server-{runs}.log")
-        bodies = run_bodies(server.url, args.date)
-        client = Client(server.url, args.date, bodies)
+        server = Server(server_env, scratch / "server.log")
+        bodies = {size.day: run_bodies(server.url, size.day) for size in sizes}
+        client = Client(server.url, bodies)
         try:
-            progress(f"{label}: warm-up")
-            warm_up(client, server.url)
+            progress("warm-up")
+            warm_up(client, server.url, sizes)
             for state in ("redis", "flush"):
-                progress(f"{label}: {STATE_NAMES[state]}, {args.samples} samples of each request")
-                cpu_before = cpu_snapshot(server.process.pid, own_redis.process.pid)
-                started = time.perf_counter()
-                timings, tokens = measure_state(
-                    client, args.samples, flush if state == "flush" else None
+                tokens = measured(state, own_redis.process.pid)
+            large = stages[-1]
+            large.paced = Paced(
+                args.paced_rate, args.paced_seconds, args.paced_concurrency, args.paced_client
+            )
+            count = math.ceil(args.paced_rate * args.paced_seconds)
+            created_at = datetime.fromisoformat(env["SHUTBOX_TEST_NOW"]) - timedelta(hours=1)
+            paced_tokens = inserted_players(db_url, count, created_at, large.size.zone)
+            progress(
+                f"{large.runs:,} runs: paced at {args.paced_rate:g}/s for"
+                f" {args.paced_seconds:g} s ({count} new players)"
+            )
+            cpu_before = cpu_snapshot(server.process.pid, own_redis.process.pid)
+            started = time.perf_counter()
+            asyncio.run(
+                paced_runs(
+                    server, large.size.day, bodies[large.size.day], paced_tokens, large.paced
                 )
-                stage.cpu[state] = cpu_shares(
-                    cpu_before,
-                    cpu_snapshot(server.process.pid, own_redis.process.pid),
-                    time.perf_counter() - started,
-                )
-                stage.timings[state] = timings
-            if paced:
-                stage.paced = Paced(
-                    args.paced_rate, args.paced_seconds, args.paced_concurrency, args.paced_client
-                )
-                count = math.ceil(args.paced_rate * args.paced_seconds)
-                created_at = datetime.fromisoformat(env["SHUTBOX_TEST_NOW"]) - timedelta(hours=1)
-                paced_tokens = inserted_players(db_url, count, created_at)
-                progress(
-                    f"{label}: paced at {args.paced_rate:g}/s for {args.paced_seconds:g} s"
-                    f" ({count} new players)"
-                )
-                cpu_before = cpu_snapshot(server.process.pid, own_redis.process.pid)
-                started = time.perf_counter()
-                asyncio.run(paced_runs(server, args.date, bodies, paced_tokens, stage.paced))
-                stage.paced.cpu = cpu_shares(
-                    cpu_before,
-                    cpu_snapshot(server.process.pid, own_redis.process.pid),
-                    time.perf_counter() - started,
-                )
-            # The rank check: one player's rank, no submission in between.
+            )
+            large.paced.cpu = cpu_shares(
+                cpu_before,
+                cpu_snapshot(server.process.pid, own_redis.process.pid),
+                time.perf_counter() - started,
+            )
+            # The rank check: one player's rank on each date, no submission in between.
+            players = {stage.size.day: tokens[stage.size.day][0] for stage in stages}
             time.sleep(MIRROR_EXPIRED_SECONDS)
-            player = tokens[0]
-            client.runs_me(player)  # the mirror filled, then read from it
-            answer = client.runs_me(player)[1]
-            stage.ranks["redis"] = answer["rank"]
-            time.sleep(MIRROR_EXPIRED_SECONDS)  # the worker's in-process copy expired
+            for stage in stages:
+                day = stage.size.day
+                client.runs_me(day, players[day])  # the mirror filled, then read from it
+                answer = client.runs_me(day, players[day])[1]
+                stage.ranks["redis"] = answer["rank"]
+                stage.ranks["sql"] = asyncio.run(_rank_in_sql(db_url, day, answer["score"]))
+            time.sleep(MIRROR_EXPIRED_SECONDS)  # the worker's in-process copies expired
+            for stage in stages:
+                flush()
+                stage.ranks["flush"] = client.runs_me(stage.size.day, players[stage.size.day])[1][
+                    "rank"
+                ]
             flush()
-            stage.ranks["flush"] = client.runs_me(player)[1]["rank"]
-            stage.ranks["sql"] = asyncio.run(_rank_in_sql(db_url, args.date, answer["score"]))
-            flush()
-            progress(f"{label}: Redis stopped under the server")
+            progress("Redis stopped under the server")
             own_redis.stop()
             time.sleep(MIRROR_EXPIRED_SECONDS)  # the workers' in-process copies expired
-            stage.first_stopped_ms, answer = client.runs_me(player)
-            stage.ranks["stopped"] = answer["rank"]
-            progress(f"{label}: {STATE_NAMES['stopped']}, {args.samples} samples of each request")
-            cpu_before = cpu_snapshot(server.process.pid, None)
-            started = time.perf_counter()
-            stage.timings["stopped"], _ = measure_state(client, args.samples, None)
-            stage.cpu["stopped"] = cpu_shares(
-                cpu_before, cpu_snapshot(server.process.pid, None), time.perf_counter() - started
-            )
+            for stage in stages:
+                stage.first_stopped_ms, answer = client.runs_me(
+                    stage.size.day, players[stage.size.day]
+                )
+                stage.ranks["stopped"] = answer["rank"]
+            measured("stopped", None)
         finally:
             client.close()
     except BaseException:
@@ -828,7 +901,7 @@ def run_stage(
             flush()  # the prefix's keys, if the redis-server still runs
         keys.close()
         own_redis.stop()
-    return stage
+    return stages, cpu
 
 
 # Report -------------------------------------------------------------------------------------
@@ -864,13 +937,20 @@ def size_label(runs: int) -> str:
 
 
 def print_report(
-    args: argparse.Namespace, fills: list[Fill], small: Stage, large: Stage, now: datetime
+    fills: list[Fill],
+    small: Stage,
+    large: Stage,
+    cpu: dict[str, dict[str, float]],
+    now: datetime,
 ) -> list[str]:
     """The tables; returns the targets missed."""
     missed: list[str] = []
     a, b = size_label(small.runs), size_label(large.runs)
     print(
-        f"scale: date {args.date}, server clock frozen at {now.isoformat()}; granian"
+        f"scale: {b} runs on {large.size.day} (its players in {large.size.zone}), {a} on"
+        f" {small.size.day} (its players in {small.size.zone}), one database; the requests"
+        " on the two dates take turns; server clock frozen at"
+        f" {now.isoformat()}; granian"
         f" {WORKERS} workers (tests.frozen_clock_app:create), HTTP/1, {HOST}; request log"
         f" at INFO to a file; rate limits on at {UNREACHED_RATE_LIMIT}; {os.cpu_count()} CPUs"
         " shared with PostgreSQL, Redis and this client"
@@ -882,12 +962,10 @@ def print_report(
         " redis-server stopped (SIGTERM) under the running server"
     )
     print()
-    print("fills (shutbox synth-day, subprocess wall time; then VACUUM (ANALYZE)):")
-    total = 0
+    print("fills (shutbox synth-day, subprocess wall time; then VACUUM (ANALYZE) and CHECKPOINT):")
     for one in fills:
-        total += one.runs
         print(
-            f"  +{one.runs:>9,} runs (seed {one.seed}) -> {total:>9,}: {one.seconds:6.1f} s"
+            f"  {one.day}: {one.runs:>9,} runs (seed {one.seed}): {one.seconds:6.1f} s"
             f"   [{one.said}]   vacuum {one.vacuum_seconds:.1f} s"
         )
     print()
@@ -960,15 +1038,10 @@ def print_report(
                 f" {before.p99:9.2f} {before.max:9.2f} {after.median:9.2f} {after.p99:9.2f}"
                 f" {after.max:9.2f} {x_med:6.2f} {x_p99:6.2f}  {' '.join(labels):<9} {verdict}"
             )
-    for stage in (small, large):
-        print(
-            f"CPUs used by other processes than the server, PostgreSQL, Redis and this client"
-            f" ({size_label(stage.runs)}): "
-            + ", ".join(
-                f"{STATE_NAMES[state]} {stage.cpu[state]['other processes']:.2f}"
-                for state in STATES
-            )
-        )
+    print(
+        "CPUs used by other processes than the server, PostgreSQL, Redis and this client: "
+        + ", ".join(f"{STATE_NAMES[state]} {cpu[state]['other processes']:.2f}" for state in STATES)
+    )
     for stage in (small, large):
         print(
             f"first request once Redis was stopped ({size_label(stage.runs)}, GET runs/me):"
@@ -1046,7 +1119,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run: small and short")
     parser.add_argument("--samples", type=positive, help="samples of each request (50; quick 10)")
-    parser.add_argument("--date", type=date.fromisoformat, default=DEFAULT_DATE, help="the date")
+    parser.add_argument(
+        "--date",
+        type=date.fromisoformat,
+        default=DEFAULT_DATE,
+        help="the larger date (the smaller one is the day after)",
+    )
     parser.add_argument("--postgres", default=ADMIN_URL, help="a URL that may create databases")
     parser.add_argument("--paced-rate", type=float, default=500.0, help="runs a second, paced")
     parser.add_argument("--paced-seconds", type=float, help="seconds paced (20; quick 3)")
@@ -1066,6 +1144,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--paced-rate is 0 to 5000 a second, --paced-seconds 0 to 300")
     if args.date == datetime.now(UTC).date():
         parser.error("pick a date other than today's (the server's clock is frozen on it)")
+    if args.date + timedelta(days=1) == datetime.now(UTC).date():
+        parser.error("pick a date other than yesterday (the smaller date is the day after)")
     args.sizes = (2_000, 20_000) if args.quick else (100_000, 1_000_000)
     return args
 
@@ -1098,11 +1178,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             env.pop(variable, None)  # defaults, whatever this shell has
         progress(f"database {db_url.rpartition('/')[2]}: migrating")
         shutbox(["migrate"], env, timeout=120)
-        fills = [fill(db_url, env, args.date, small_runs, seed=1)]
-        small = run_stage(small_runs, db_url, env, args, scratch, paced=False)
-        fills.append(fill(db_url, env, args.date, large_runs - small_runs, seed=2))
-        large = run_stage(large_runs, db_url, env, args, scratch, paced=True)
-    print_report(args, fills, small, large, now)
+        sizes = (
+            Size(small_runs, args.date + timedelta(days=1), SMALL_DATE_ZONE),
+            Size(large_runs, args.date, "UTC"),
+        )
+        fills = [fill(db_url, env, size.day, size.runs, seed) for seed, size in enumerate(sizes, 1)]
+        (small, large), cpu = run_stages(sizes, db_url, env, args, scratch)
+    print_report(fills, small, large, cpu, now)
     invalid = large.paced is not None and large.paced.failures > 0
     return 1 if invalid else 0
 
