@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from datetime import date, datetime
+from functools import cache
 from typing import Annotated, Final, Literal
 
 import msgspec
 from msgspec import Meta
 
 from service.calendar import StreakRuns, current_streak
-from service.i18n import LOCALISED, N_, _
-from service.rules.analysis import Analysis, Report
+from service.i18n import LOCALISED, N_, Language, _, current, speaking
+from service.rules.analysis import COMPUTER_RUNS_KEPT, Analysis, Report
 from service.rules.computers import ComputerRun
 from service.rules.replay import Move
 from service.rules.ruleset import MoveRule, OneDie, Roll, Rules, Scoring, tiles_of
@@ -140,7 +142,15 @@ class StoredRunResult(RunResult, frozen=True, kw_only=True):
     official: Literal[True]
 
 
+@cache
+def label_words(language: Language) -> dict[Label, str]:
+    """The labels in words, in a language."""
+    with speaking(language):
+        return {label: _(words) for label, words in LABEL_WORDS.items()}
+
+
 def _analysis_out(analysis: Analysis) -> AnalysisOut:
+    words = label_words(current())
     return AnalysisOut(
         best_possible=analysis.best_possible,
         best_line=[move_out(m) for m in analysis.best_line],
@@ -160,7 +170,7 @@ def _analysis_out(analysis: Analysis) -> AnalysisOut:
                 dice_loss=m.dice_loss,
                 expected_loss=m.expected_loss,
                 label=m.label,
-                label_text=_(LABEL_WORDS[m.label]),
+                label_text=words[m.label],
             )
             for m in analysis.moves
         ],
@@ -169,6 +179,25 @@ def _analysis_out(analysis: Analysis) -> AnalysisOut:
 
 def _computer_out(run: ComputerRun) -> ComputerOut:
     return ComputerOut(score=run.score, shut=run.shut, moves=[move_out(m) for m in run.moves])
+
+
+_computers_shown: OrderedDict[int, tuple[dict[str, ComputerRun], Computers]] = OrderedDict()
+
+
+def computers_out(runs: dict[str, ComputerRun]) -> Computers:
+    """The computer players' section of an answer. The core keeps their runs per
+    sequence (``computers_on``): every run on the sequence hands the same dict, so its
+    section is made once and kept beside it (by identity, the dict held so that its
+    id stays its own)."""
+    kept = _computers_shown.get(id(runs))
+    if kept is not None and kept[0] is runs:
+        _computers_shown.move_to_end(id(runs))
+        return kept[1]
+    shown = Computers(**{name: _computer_out(c) for name, c in runs.items()})
+    _computers_shown[id(runs)] = (runs, shown)
+    if len(_computers_shown) > COMPUTER_RUNS_KEPT:
+        _computers_shown.popitem(last=False)
+    return shown
 
 
 def run_result(report: Report, sequence: str | None) -> RunResult:
@@ -183,7 +212,7 @@ def run_result(report: Report, sequence: str | None) -> RunResult:
         score=run.score,
         shut=run.shut,
         analysis=_analysis_out(report.analysis),
-        computer=Computers(**{name: _computer_out(c) for name, c in report.computer.items()}),
+        computer=computers_out(report.computer),
     )
 
 
