@@ -127,6 +127,15 @@ def replay(rules: Rules, dice: Sequence[Roll], moves: Sequence[Move]) -> Run:
 def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move: Move) -> OpenTiles:
     """The tiles this move closes, if it is legal here."""
     dice = move.dice
+    if dice == 2 or (dice == 1 and rules.one_die_allowed(position)):
+        # A legal set of distinct tiles (a set is open tiles of the box): the checks
+        # below would all pass, so it is taken at once; anything else meets them in order.
+        tiles = move.tiles
+        if tiles and min(tiles) >= 1:
+            closed = mask_of(tiles)
+            distinct = closed.bit_count() == len(tiles)
+            if distinct and closed in rules.legal_sets(position, roll, dice):
+                return closed
     if dice not in (1, 2):
         raise MalformedMove(
             index, roll, 2, N_("a move rolls one die or two, not {count}"), count=dice
