@@ -92,3 +92,32 @@ def test_tokens_never_reach_the_logs(server_env: dict[str, str]) -> None:
         server.stop()
     assert '"path":"/v1/players/me"' in output  # the requests were logged...
     assert token not in output  # ...without the token
+
+
+@pytest.mark.parametrize(
+    ("body", "repeated"),
+    [
+        (b'{"a": 1, "b": {"a": 2}}', False),  # one name in two objects
+        (b'{"a": "\\"b\\": \\"b\\":", "b": 1}', False),  # names quoted inside a string
+        (b'{"a": 1, "b": 2, "a": 3}', True),
+        (b'{"a": 1, "\\u0061": 2}', True),  # the same name, spelt with an escape
+        (b'{"a": "\\"a\\": 1", "b": {"c": 1, "c": 2}}', True),  # deeper, after a string
+        (b'[{"a": 1}, {"a": 2, "a": 3}]', True),
+    ],
+)
+def test_a_name_repeated_in_one_object_is_refused(body: bytes, repeated: bool) -> None:
+    """Repeated names are refused whichever way the body is checked: the quick scan of
+    its names, or the second decoding it falls back on."""
+    from typing import Any
+
+    from litestar.exceptions import HTTPException
+
+    from service.api.bodies import decode
+
+    decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+    if not repeated:
+        assert decode(decoder, body) == msgspec.json.decode(body)
+        return
+    with pytest.raises(HTTPException) as refused:
+        decode(decoder, body)
+    assert "given twice in one object" in str(refused.value.detail)
