@@ -936,6 +936,12 @@ def size_label(runs: int) -> str:
     return str(runs)
 
 
+def _slowest(timings: list[float], count: int = 3) -> list[tuple[int, float]]:
+    """The ``count`` slowest samples, as (number, from 1, in the order sent; ms)."""
+    ranked = sorted(enumerate(timings, 1), key=lambda sample: -sample[1])
+    return sorted(ranked[:count])
+
+
 def print_report(
     fills: list[Fill],
     small: Stage,
@@ -945,6 +951,7 @@ def print_report(
 ) -> list[str]:
     """The tables; returns the targets missed."""
     missed: list[str] = []
+    slowest: list[tuple[str, str]] = []  # the rows that missed, by kind and state
     a, b = size_label(small.runs), size_label(large.runs)
     print(
         f"scale: {b} runs on {large.size.day} (its players in {large.size.zone}), {a} on"
@@ -1033,11 +1040,21 @@ def print_report(
             verdict = "ok" if not misses else "MISS " + ", ".join(misses)
             if misses:
                 missed.append(f"{KIND_NAMES[kind]}, {STATE_NAMES[state]}: {', '.join(misses)}")
+                slowest.append((kind, state))
             print(
                 f"{KIND_NAMES[kind]:<23} {STATE_NAMES[state]:<13} {before.median:9.2f}"
                 f" {before.p99:9.2f} {before.max:9.2f} {after.median:9.2f} {after.p99:9.2f}"
                 f" {after.max:9.2f} {x_med:6.2f} {x_p99:6.2f}  {' '.join(labels):<9} {verdict}"
             )
+    for kind, state in slowest:
+        print(
+            f"slowest samples of {KIND_NAMES[kind]}, {STATE_NAMES[state]} (sample number: ms): "
+            + "; ".join(
+                f"{size_label(stage.runs)} "
+                + ", ".join(f"#{n}: {ms:.1f}" for n, ms in _slowest(stage.timings[state][kind]))
+                for stage in (small, large)
+            )
+        )
     print(
         "CPUs used by other processes than the server, PostgreSQL, Redis and this client: "
         + ", ".join(f"{STATE_NAMES[state]} {cpu[state]['other processes']:.2f}" for state in STATES)
