@@ -208,3 +208,33 @@ async def test_requests_of_one_process_at_once_share_the_buckets(
         await cache.close()
     allowed = Counter(client for client, wait in zip(clients, waits) if wait == 0)
     assert allowed == dict.fromkeys(clients, 5)
+
+
+async def test_tokens_taken_ahead_never_let_processes_past_the_limit(
+    redis_prefix: str, shared_redis_url: str
+) -> None:
+    """A process takes a few tokens at once from a large bucket and spends them on the
+    client's next requests: alone it gets exactly the limit; two processes taking turns
+    never get more between them, and at most the tokens each holds ahead fewer."""
+    import secrets
+
+    from service.ratelimit import ahead
+
+    limit = Limit(256, 3600)
+    assert ahead(limit) == 4
+    prefix = f"{redis_prefix}{secrets.token_hex(4)}:"
+    caches = [Cache.connect(shared_redis_url, prefix) for _ in range(3)]
+    alone, first, second = (RateLimiter(cache, None, None, []) for cache in caches)
+    try:
+        waits = [await alone.take("198.51.100.7", [("address", limit)]) for _ in range(300)]
+        assert sum(wait == 0 for wait in waits) == 256
+        assert all(wait > 0 for wait in waits[256:])
+        allowed = 0
+        for n in range(400):
+            limiter = first if n % 3 else second
+            allowed += await limiter.take("198.51.100.8", [("address", limit)]) == 0
+        assert all(cache.usable for cache in caches)
+    finally:
+        for cache in caches:
+            await cache.close()
+    assert 256 - 2 * ahead(limit) <= allowed <= 256
