@@ -57,9 +57,12 @@ async def dice_to_analyse(data: AnalyzeRequest, services: Services) -> tuple[Rol
     return dice
 
 
+_WRITTEN: Final = {(a, b): f"{a}{b}" for a in range(1, 7) for b in range(1, 7)}
+
+
 def analysed(data: AnalyzeRequest, dice: tuple[Roll, ...]) -> RunResult:
     """The run verified and analysed on its dice (the rules' tables held in memory)."""
-    seed = "dice/" + "".join(f"{a}{b}" for a, b in dice)
+    seed = "dice/" + "".join(map(_WRITTEN.__getitem__, dice))  # Easy's seed: "dice/3466..."
     return run_result(report(data.rules, dice, [move_in(m) for m in data.moves], seed), None)
 
 
