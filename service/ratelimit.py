@@ -1,5 +1,7 @@
 """Rate limits per bearer token and per client address: token buckets, atomic across
-processes in Redis (one Lua script), in-process when Redis is absent or down.
+processes in Redis (one Lua script), in-process when Redis is absent or down. A
+process takes tokens of a large bucket a few at a time and spends them on the client's
+next requests (``TakenAhead``): most requests are decided without a round trip.
 
 A limit ``N/m`` lets a client send N requests at once, then N a minute. Every bucket
 belongs to a client address (a token's bucket too: a token's limit counts its
