@@ -16,14 +16,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import httpx
+import msgspec
 import pytest
 import redis
 
@@ -153,11 +155,56 @@ async def client(settings: Settings, clock: FixedClock) -> AsyncIterator[httpx.A
         yield test_client
 
 
+@asynccontextmanager
+async def app_with(settings: Settings, **changes: Any) -> AsyncIterator[httpx.AsyncClient]:
+    """The app in-process with ``changes`` to ``settings``, on a Redis prefix of its own:
+    nothing cached, every rate-limit bucket full."""
+    from litestar.testing import AsyncTestClient
+
+    from service.app import create_app
+
+    prefix = f"{settings.redis_prefix}{secrets.token_hex(4)}:"
+    changed = msgspec.structs.replace(settings, redis_prefix=prefix, **changes)
+    async with AsyncTestClient(create_app(changed, FixedClock(NOW))) as test_client:
+        yield test_client
+
+
+async def fetchval(database_url: str, query: str, *args: object) -> Any:
+    """One value read on a connection of its own (as another process sees the data)."""
+    connection = await asyncpg.connect(database_url)
+    try:
+        return await connection.fetchval(query, *args)
+    finally:
+        await connection.close()
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+def wait_for_redis(
+    port: int,
+    ready: Callable[[redis.Redis], bool] = lambda node: bool(node.ping()),
+    failure: str = "did not start",
+) -> None:
+    """Until the ``redis-server`` on ``port`` is ``ready`` (answers, unless told
+    otherwise), for 30 s at the most."""
+    node = redis.Redis(host="127.0.0.1", port=port, socket_timeout=1)
+    deadline = time.monotonic() + 30
+    try:
+        while time.monotonic() < deadline:
+            try:
+                if ready(node):
+                    return
+            except redis.RedisError:
+                pass
+            time.sleep(0.05)
+    finally:
+        node.close()
+    raise RuntimeError(f"redis-server on port {port} {failure}")
 
 
 class ServerProcess:
@@ -227,12 +274,12 @@ class ServerProcess:
         self.log.close()
 
 
-@pytest.fixture
-def server_env(database_url: str, redis_prefix: str) -> dict[str, str]:
+def server_environment(database_url: str, redis_url: str = REDIS_URL) -> dict[str, str]:
+    """What a test gives ``shutbox serve``: warnings only, every rate limit off (the
+    rate-limit tests turn them on)."""
     return {
         "DATABASE_URL": database_url,
-        "REDIS_URL": REDIS_URL,
-        "SHUTBOX_REDIS_PREFIX": redis_prefix,
+        "REDIS_URL": redis_url,
         "SHUTBOX_SECRET": SECRET,
         "SHUTBOX_LOG_LEVEL": "WARNING",
         "SHUTBOX_RATE_LIMIT_ADDRESS": "off",
@@ -241,3 +288,8 @@ def server_env(database_url: str, redis_prefix: str) -> dict[str, str]:
         "SHUTBOX_RATE_LIMIT_CLAIMS": "off",
         "SHUTBOX_SOLVER_RATE_LIMIT": "off",
     }
+
+
+@pytest.fixture
+def server_env(database_url: str, redis_prefix: str) -> dict[str, str]:
+    return {**server_environment(database_url), "SHUTBOX_REDIS_PREFIX": redis_prefix}

@@ -7,14 +7,10 @@ from __future__ import annotations
 
 import subprocess
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
-import redis
-
-from tests.conftest import free_port
+from tests.conftest import free_port, wait_for_redis
 
 
 class LocalRedisCluster:
@@ -56,7 +52,7 @@ class LocalRedisCluster:
                 )
             )  # fmt: skip
         for port in self.ports:
-            self._wait_for(port, lambda node: bool(node.ping()), "did not start")
+            wait_for_redis(port)
         subprocess.run(
             ["redis-cli", "--cluster", "create",
              *(f"127.0.0.1:{port}" for port in self.ports),
@@ -64,26 +60,11 @@ class LocalRedisCluster:
             check=True, capture_output=True, timeout=60,
         )  # fmt: skip
         for port in self.ports:
-            self._wait_for(
+            wait_for_redis(
                 port,
                 lambda node: node.cluster("info")["cluster_state"] == "ok",
                 "did not join the cluster",
             )
-
-    def _wait_for(self, port: int, ready: Callable[[redis.Redis], bool], failure: str) -> None:
-        node = redis.Redis(host="127.0.0.1", port=port, socket_timeout=1)
-        deadline = time.monotonic() + 30
-        try:
-            while time.monotonic() < deadline:
-                try:
-                    if ready(node):
-                        return
-                except redis.RedisError:
-                    pass
-                time.sleep(0.05)
-        finally:
-            node.close()
-        raise RuntimeError(f"redis-server on port {port} {failure}")
 
     def stop(self) -> None:
         for process in self.processes:

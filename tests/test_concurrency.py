@@ -11,13 +11,12 @@ from datetime import UTC, date, datetime, time
 from functools import cache
 from typing import Any
 
-import asyncpg
 import httpx
 import pytest
 
 from service.rules.dice import daily_sequence_id, derive_dice
-from tests.api.helpers import legal_runs
-from tests.conftest import ServerProcess
+from tests.api.helpers import auth, count_runs, fresh, legal_runs, new_player_at
+from tests.conftest import ServerProcess, fetchval, server_environment
 
 SECRET = "concurrency-secret"
 
@@ -36,25 +35,14 @@ def busy_day() -> date:
 @pytest.fixture(scope="module")
 def server(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
     env = {
-        "DATABASE_URL": database_url,
-        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        **server_environment(database_url),
         "SHUTBOX_REDIS_PREFIX": redis_prefix,
         "SHUTBOX_SECRET": SECRET,
-        "SHUTBOX_LOG_LEVEL": "WARNING",
-        "SHUTBOX_RATE_LIMIT_ADDRESS": "off",
-        "SHUTBOX_RATE_LIMIT_TOKEN": "off",
-        "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
     }
     noon = datetime.combine(busy_day(), time(12), tzinfo=UTC)
     process = ServerProcess(env, workers=2, frozen_at=noon).start()
     yield process
     process.stop()
-
-
-async def fresh(url: str, method: str, path: str, **kwargs: Any) -> httpx.Response:
-    """A request on a connection of its own, so that both workers take part."""
-    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
-        return await client.request(method, path, **kwargs)
 
 
 async def player_with_many_runs(url: str, count: int) -> tuple[dict[str, str], str, list[Any]]:
@@ -63,19 +51,7 @@ async def player_with_many_runs(url: str, count: int) -> tuple[dict[str, str], s
     dice = (await fresh(url, "GET", f"/v1/daily/{day}")).json()["dice"]
     runs = legal_runs(tuple((a, b) for a, b in dice), count)
     assert len(runs) == count
-    player = await fresh(url, "POST", "/v1/players", json={"time_zone": "UTC"})
-    return player.json(), day, runs
-
-
-async def count_runs(database_url: str, player_id: str) -> int:
-    connection = await asyncpg.connect(database_url)
-    try:
-        count: int = await connection.fetchval(
-            "SELECT count(*) FROM daily_runs WHERE player_id = $1", player_id
-        )
-        return count
-    finally:
-        await connection.close()
+    return await new_player_at(url, time_zone="UTC"), day, runs
 
 
 def test_fifty_different_runs_at_once_make_one_official_run(
@@ -83,7 +59,7 @@ def test_fifty_different_runs_at_once_make_one_official_run(
 ) -> None:
     async def scenario() -> list[httpx.Response]:
         player, day, runs = await player_with_many_runs(server.url, 50)
-        headers = {"Authorization": f"Bearer {player['token']}"}
+        headers = auth(player)
         return list(
             await asyncio.gather(
                 *(
@@ -106,7 +82,7 @@ def test_fifty_identical_runs_at_once_make_one_row(
 ) -> None:
     async def scenario() -> tuple[dict[str, str], list[httpx.Response]]:
         player, day, runs = await player_with_many_runs(server.url, 1)
-        headers = {"Authorization": f"Bearer {player['token']}"}
+        headers = auth(player)
         body = {"moves": runs[0]}
         responses = await asyncio.gather(
             *(fresh(server.url, "POST", f"/v1/daily/{day}/runs", json=body, headers=headers)
@@ -145,14 +121,5 @@ def test_one_idempotency_key_creates_one_player_across_workers(
         token = next(r.json()["token"] for r in responses if r.status_code == 201)
         assert not any(token in r.text for r in responses if r.status_code == 409)
 
-    async def players_named() -> int:
-        connection = await asyncpg.connect(database_url)
-        try:
-            count: int = await connection.fetchval(
-                "SELECT count(*) FROM players WHERE name = $1", name
-            )
-            return count
-        finally:
-            await connection.close()
-
-    assert asyncio.run(players_named()) == 1
+    named = fetchval(database_url, "SELECT count(*) FROM players WHERE name = $1", name)
+    assert asyncio.run(named) == 1

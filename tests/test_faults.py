@@ -25,10 +25,9 @@ from typing import Any
 import asyncpg
 import httpx
 import pytest
-import redis
 
-from tests.api.helpers import legal_runs
-from tests.conftest import ServerProcess, free_port
+from tests.api.helpers import auth, fresh, legal_runs, new_player_at
+from tests.conftest import ServerProcess, free_port, server_environment, wait_for_redis
 
 TODAY = datetime.now(UTC).date().isoformat()
 
@@ -77,14 +76,7 @@ class OwnRedis:
              "--appendonly", "no", "--dir", str(self.directory)],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
-        client = redis.Redis.from_url(self.url)
-        for _ in range(100):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+        wait_for_redis(self.port)
 
     def stop(self) -> None:
         if self.process is not None:
@@ -99,15 +91,7 @@ def stack() -> Iterator[tuple[OwnPostgres, OwnRedis, ServerProcess]]:
         postgres = OwnPostgres(Path(directory))
         own_redis = OwnRedis(Path(directory))
         own_redis.start()
-        env = {
-            "DATABASE_URL": postgres.url,
-            "REDIS_URL": own_redis.url,
-            "SHUTBOX_SECRET": "fault-secret",
-            "SHUTBOX_LOG_LEVEL": "WARNING",
-            "SHUTBOX_RATE_LIMIT_ADDRESS": "off",
-            "SHUTBOX_RATE_LIMIT_TOKEN": "off",
-            "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
-        }
+        env = {**server_environment(postgres.url, own_redis.url), "SHUTBOX_SECRET": "fault-secret"}
         server = ServerProcess(env, workers=2).start()
         try:
             yield postgres, own_redis, server
@@ -118,22 +102,9 @@ def stack() -> Iterator[tuple[OwnPostgres, OwnRedis, ServerProcess]]:
                 postgres.stop()
 
 
-async def request(url: str, method: str, path: str, **kwargs: Any) -> httpx.Response:
-    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-        return await client.request(method, path, **kwargs)
-
-
-async def new_player(url: str) -> dict[str, str]:
-    response = await request(url, "POST", "/v1/players", json={})
-    assert response.status_code == 201, response.text
-    player: dict[str, str] = response.json()
-    return player
-
-
 async def play_today(url: str, player: dict[str, str], moves: list[Any]) -> httpx.Response:
-    headers = {"Authorization": f"Bearer {player['token']}"}
-    return await request(
-        url, "POST", f"/v1/daily/{TODAY}/runs", json={"moves": moves}, headers=headers
+    return await fresh(
+        url, "POST", f"/v1/daily/{TODAY}/runs", json={"moves": moves}, headers=auth(player)
     )
 
 
@@ -145,7 +116,7 @@ async def load(url: str, moves: list[Any], seconds: float) -> tuple[Counter[int]
 
     async def worker() -> None:
         while time.monotonic() < deadline:
-            created = await request(url, "POST", "/v1/players", json={})
+            created = await fresh(url, "POST", "/v1/players", json={})
             statuses[created.status_code] += 1
             if created.status_code == 503:
                 assert created.headers["retry-after"]
@@ -156,7 +127,7 @@ async def load(url: str, moves: list[Any], seconds: float) -> tuple[Counter[int]
             statuses[run.status_code] += 1
             if run.status_code == 201:
                 accepted.append(run.json()["run_id"])
-            statuses[(await request(url, "GET", f"/v1/daily/{TODAY}")).status_code] += 1
+            statuses[(await fresh(url, "GET", f"/v1/daily/{TODAY}")).status_code] += 1
 
     await asyncio.gather(*(worker() for _ in range(4)))
     return statuses, accepted
@@ -168,20 +139,20 @@ def test_postgres_away_means_503_then_recovery(
     postgres, _, server = stack
 
     async def scenario() -> tuple[Counter[int], Counter[int], Counter[int], list[str]]:
-        dice = (await request(server.url, "GET", f"/v1/daily/{TODAY}")).json()["dice"]
+        dice = (await fresh(server.url, "GET", f"/v1/daily/{TODAY}")).json()["dice"]
         moves = legal_runs(tuple((a, b) for a, b in dice), 1)[0]
         before, accepted = await load(server.url, moves, 1.5)
         postgres.stop()
         try:
             during, lost = await load(server.url, moves, 2.0)
-            ready = await request(server.url, "GET", "/readyz")
+            ready = await fresh(server.url, "GET", "/readyz")
             assert ready.status_code == 503 and ready.json()["database"] == "down"
         finally:
             postgres.start()
         # Recovery by itself: no restart of the service.
         back = time.monotonic()
         for _ in range(100):
-            if (await request(server.url, "GET", "/readyz")).status_code == 200:
+            if (await fresh(server.url, "GET", "/readyz")).status_code == 200:
                 break
             await asyncio.sleep(0.1)
         print(f"\nfaults: ready again {time.monotonic() - back:.2f} s after PostgreSQL restarted")
@@ -234,19 +205,18 @@ def test_redis_away_means_the_same_answers(
     _, own_redis, server = stack
 
     async def standing(player: dict[str, str]) -> Any:
-        headers = {"Authorization": f"Bearer {player['token']}"}
-        mine = await request(server.url, "GET", f"/v1/daily/{TODAY}/runs/me", headers=headers)
+        mine = await fresh(server.url, "GET", f"/v1/daily/{TODAY}/runs/me", headers=auth(player))
         return mine.json()["rank"]
 
     async def scenario() -> None:
-        dice = (await request(server.url, "GET", f"/v1/daily/{TODAY}")).json()["dice"]
+        dice = (await fresh(server.url, "GET", f"/v1/daily/{TODAY}")).json()["dice"]
         moves = legal_runs(tuple((a, b) for a, b in dice), 1)[0]
-        player = await new_player(server.url)
+        player = await new_player_at(server.url)
         assert (await play_today(server.url, player, moves)).status_code == 201
         with_redis = await standing(player)
         own_redis.stop()
         try:
-            ready = await request(server.url, "GET", "/readyz")
+            ready = await fresh(server.url, "GET", "/readyz")
             assert ready.status_code == 200 and ready.json()["redis"] == "down"
             statuses, _ = await load(server.url, moves, 1.5)
             assert set(statuses) <= {200, 201}, statuses
@@ -257,10 +227,10 @@ def test_redis_away_means_the_same_answers(
         finally:
             own_redis.start()
         for _ in range(100):
-            if (await request(server.url, "GET", "/readyz")).json()["redis"] == "up":
+            if (await fresh(server.url, "GET", "/readyz")).json()["redis"] == "up":
                 break
             await asyncio.sleep(0.1)
-        assert (await request(server.url, "GET", "/readyz")).json()["redis"] == "up"
+        assert (await fresh(server.url, "GET", "/readyz")).json()["redis"] == "up"
         assert await standing(player) == later  # Redis, empty again, was rebuilt from the truth
 
     asyncio.run(scenario())
@@ -272,9 +242,9 @@ def test_sigterm_lets_the_request_in_flight_finish(
     postgres, _, server = stack
 
     async def scenario() -> tuple[httpx.Response, int | None]:
-        dice = (await request(server.url, "GET", f"/v1/daily/{TODAY}")).json()["dice"]
+        dice = (await fresh(server.url, "GET", f"/v1/daily/{TODAY}")).json()["dice"]
         moves = legal_runs(tuple((a, b) for a, b in dice), 1)[0]
-        player = await new_player(server.url)
+        player = await new_player_at(server.url)
         connection = await asyncpg.connect(postgres.url)
         try:
             # Hold the player's row: their submission waits on it, in flight.

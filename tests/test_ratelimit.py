@@ -8,30 +8,18 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
-import msgspec
 import pytest
-from litestar.testing import AsyncTestClient
 
-from service.app import create_app
-from service.clock import FixedClock
 from service.ratelimit import RateLimiter
 from service.settings import Limit, Settings, SettingsError
 from service.store.cache import Cache
-from tests.conftest import NOW, ServerProcess, on_redis_cluster_too
+from tests.conftest import ServerProcess, app_with, on_redis_cluster_too
 
 
 @pytest.fixture
 async def limited(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     # A fresh prefix per test: these buckets must start full.
-    import secrets
-
-    limits = msgspec.structs.replace(
-        settings,
-        rate_limit_address="6/h",
-        rate_limit_token="3/h",
-        redis_prefix=f"{settings.redis_prefix}{secrets.token_hex(4)}:",
-    )
-    async with AsyncTestClient(create_app(limits, FixedClock(NOW))) as client:
+    async with app_with(settings, rate_limit_address="6/h", rate_limit_token="3/h") as client:
         yield client
 
 

@@ -25,7 +25,7 @@ from service.rules.ruleset import Rules
 from service.settings import Settings
 from service.solving import Solver
 from service.store.tables import solve_packed
-from tests.conftest import NOW, on_redis_cluster_too
+from tests.conftest import NOW, fetchval, on_redis_cluster_too
 
 TWELVE = Rules(tiles=12, one_die="high_closed", move_rule="single", scoring="count")
 SMALL = [
@@ -250,16 +250,12 @@ async def test_a_second_process_reads_the_stored_tables_without_solving(
         assert app.state.solver.loaded == 2  # the standard rules at start-up, and this one
     assert again.json() == first.json()
     assert analysed.status_code == 200, analysed.text
-    connection = await asyncpg.connect(database_url)
-    try:
-        rows = await connection.fetchval(
-            "SELECT count(*) FROM solver_tables WHERE tiles = 3 AND one_die = $1 "
-            "AND move_rule = $2",
-            SMALL[1].one_die,
-            SMALL[1].move_rule,
-        )
-    finally:
-        await connection.close()
+    rows = await fetchval(
+        database_url,
+        "SELECT count(*) FROM solver_tables WHERE tiles = 3 AND one_die = $1 AND move_rule = $2",
+        SMALL[1].one_die,
+        SMALL[1].move_rule,
+    )
     assert rows == 1
 
 

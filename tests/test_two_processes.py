@@ -15,9 +15,8 @@ import httpx
 import pytest
 
 from service.rules.dice import daily_sequence_id, derive_dice
-from service.rules.ruleset import Rules
-from tests.api.helpers import legal_runs
-from tests.conftest import REDIS_URL, ServerProcess
+from tests.api.helpers import auth, fresh, legal_runs, new_player_at, score_of
+from tests.conftest import REDIS_URL, ServerProcess, server_environment
 
 SECRET = "two-processes-secret"
 RACE = 50
@@ -37,15 +36,6 @@ def busy_days() -> list[date]:
     return found
 
 
-def score_of(moves: list[Any]) -> int:
-    rules = Rules()
-    open_tiles = rules.full
-    for move in moves:
-        for tile in move:
-            open_tiles &= ~(1 << (tile - 1))
-    return rules.score(open_tiles)
-
-
 DAYS = dict(zip(["redis", "redis-cluster"], busy_days()))
 Servers = tuple[ServerProcess, ServerProcess, date]
 
@@ -56,15 +46,11 @@ def servers(
 ) -> Iterator[Servers]:
     """Both processes, their clocks frozen at noon of the date they are tested on."""
     cluster = request.param == "redis-cluster"
+    redis_url = request.getfixturevalue("redis_cluster_url") if cluster else REDIS_URL
     env = {
-        "DATABASE_URL": database_url,
-        "REDIS_URL": request.getfixturevalue("redis_cluster_url") if cluster else REDIS_URL,
+        **server_environment(database_url, redis_url),
         "SHUTBOX_REDIS_PREFIX": f"{redis_prefix}two-processes:",
         "SHUTBOX_SECRET": SECRET,
-        "SHUTBOX_LOG_LEVEL": "WARNING",
-        "SHUTBOX_RATE_LIMIT_ADDRESS": "off",
-        "SHUTBOX_RATE_LIMIT_TOKEN": "off",
-        "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
     }
     day = DAYS[request.param]
     noon = datetime.combine(day, time(12), tzinfo=UTC)
@@ -77,23 +63,6 @@ def servers(
     yield first, second, day
     second.stop()
     first.stop()
-
-
-async def fresh(url: str, method: str, path: str, **kwargs: Any) -> httpx.Response:
-    """A request on a connection of its own, so that every worker takes part."""
-    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
-        return await client.request(method, path, **kwargs)
-
-
-async def new_player(url: str) -> dict[str, str]:
-    created = await fresh(url, "POST", "/v1/players", json={"time_zone": "UTC"})
-    assert created.status_code == 201, created.text
-    player: dict[str, str] = created.json()
-    return player
-
-
-def bearer(player: dict[str, str]) -> dict[str, str]:
-    return {"Authorization": f"Bearer {player['token']}"}
 
 
 def test_fifty_runs_across_two_processes_make_one_official_run_ranked_alike(
@@ -111,18 +80,18 @@ def test_fifty_runs_across_two_processes_make_one_official_run_ranked_alike(
         by_score: dict[int, list[Any]] = {}
         for moves in runs:
             by_score.setdefault(score_of(moves), moves)
-        others = [await new_player(urls[n % 2]) for n in range(OTHERS)]
+        others = [await new_player_at(urls[n % 2], time_zone="UTC") for n in range(OTHERS)]
         scores = sorted(by_score)
         stored = await asyncio.gather(
             *(fresh(urls[n % 2], "POST", runs_path, json={"moves": by_score[scores[n % len(scores)]]},
-                    headers=bearer(other))
+                    headers=auth(other))
               for n, other in enumerate(others))
         )  # fmt: skip
         assert {r.status_code for r in stored} == {201}
         # Then one player sends 50 different runs at once, split across the processes.
-        player = await new_player(urls[0])
+        player = await new_player_at(urls[0], time_zone="UTC")
         race = await asyncio.gather(
-            *(fresh(urls[n % 2], "POST", runs_path, json={"moves": moves}, headers=bearer(player))
+            *(fresh(urls[n % 2], "POST", runs_path, json={"moves": moves}, headers=auth(player))
               for n, moves in enumerate(runs[:RACE]))
         )  # fmt: skip
         official = next(r for r in race if r.status_code == 201)
@@ -132,11 +101,11 @@ def test_fifty_runs_across_two_processes_make_one_official_run_ranked_alike(
         views = [
             list(
                 await asyncio.gather(
-                    *(fresh(url, "GET", f"/v1/daily/{day}/runs/me", headers=bearer(player))
+                    *(fresh(url, "GET", f"/v1/daily/{day}/runs/me", headers=auth(player))
                       for _ in range(4)),
-                    *(fresh(url, "GET", f"/v1/daily/{day}/leaderboard", headers=bearer(player))
+                    *(fresh(url, "GET", f"/v1/daily/{day}/leaderboard", headers=auth(player))
                       for _ in range(4)),
-                    fresh(url, "POST", runs_path, json={"moves": winning}, headers=bearer(player)),
+                    fresh(url, "POST", runs_path, json={"moves": winning}, headers=auth(player)),
                 )
             )
             for url in urls

@@ -13,17 +13,14 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 import httpx
-import msgspec
 import pytest
 import redis
-from litestar.testing import AsyncTestClient
 
-from service.app import create_app
 from service.clock import FixedClock
 from service.codes import ALPHABET, TRANSFER_LENGTH, display
 from service.settings import Settings
 from tests.api.helpers import auth, daily_dice, legal_runs, new_player
-from tests.conftest import NOW, REDIS_URL
+from tests.conftest import NOW, REDIS_URL, app_with
 
 
 def own_token() -> str:
@@ -176,13 +173,11 @@ async def test_a_claim_with_the_clients_own_token_can_be_retried(
 async def default_limits(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
     """The app with the default limits of account creation and claims."""
     defaults = Settings()
-    limits = msgspec.structs.replace(
+    async with app_with(
         settings,
         rate_limit_accounts=defaults.rate_limit_accounts,
         rate_limit_claims=defaults.rate_limit_claims,
-        redis_prefix=f"{settings.redis_prefix}{secrets.token_hex(4)}:",
-    )
-    async with AsyncTestClient(create_app(limits, FixedClock(NOW))) as client:
+    ) as client:
         yield client
 
 

@@ -9,10 +9,10 @@ import pytest
 
 from service.codes import ALPHABET, display
 from service.rules.computers import COMPUTERS, play
-from service.rules.replay import Move, replay
+from service.rules.replay import replay
 from service.rules.ruleset import Rules
 from service.rules.solver import solve
-from tests.api.helpers import auth, legal_runs, new_player
+from tests.api.helpers import auth, json_move, legal_runs, new_player
 
 VARIANTS: list[dict[str, Any]] = [
     {},
@@ -27,10 +27,6 @@ VARIANTS: list[dict[str, Any]] = [
     {"start": [4, 5, 6, 7, 8, 9]},
     {"tiles": 12, "one_die": "sum_le_6", "move_rule": "single", "scoring": "digits"},
 ]
-
-
-def json_move(move: Move) -> Any:
-    return {"dice": 1, "tiles": list(move.tiles)} if move.dice == 1 else list(move.tiles)
 
 
 async def new_box(client: httpx.AsyncClient, owner: dict[str, str], **rules: Any) -> dict[str, Any]:

@@ -5,12 +5,18 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, datetime
 
-import asyncpg
 import httpx
 import pytest
 
 from service.clock import FixedClock
-from tests.api.helpers import auth, daily_dice, legal_runs, new_player, run_with_score
+from tests.api.helpers import (
+    auth,
+    count_runs,
+    daily_dice,
+    legal_runs,
+    new_player,
+    run_with_score,
+)
 
 TODAY = "2026-11-29"  # the test clock's date (12:00 UTC)
 
@@ -19,17 +25,6 @@ async def submit(
     client: httpx.AsyncClient, player: dict[str, str], moves: list[object], day: str = TODAY
 ) -> httpx.Response:
     return await client.post(f"/v1/daily/{day}/runs", json={"moves": moves}, headers=auth(player))
-
-
-async def count_rows(database_url: str, player_id: str) -> int:
-    connection = await asyncpg.connect(database_url)
-    try:
-        rows: int = await connection.fetchval(
-            "SELECT count(*) FROM daily_runs WHERE player_id = $1", player_id
-        )
-        return rows
-    finally:
-        await connection.close()
 
 
 async def test_the_first_run_is_official_and_the_identical_run_gets_the_same_body(
@@ -57,7 +52,7 @@ async def test_the_first_run_is_official_and_the_identical_run_gets_the_same_bod
     assert problem["type"] == "/problems/already-played"
     assert problem["official_run_id"] == body["run_id"]
     assert problem["official_run"] == f"/v1/daily/{TODAY}/runs/me"
-    assert await count_rows(database_url, player["id"]) == 1
+    assert await count_runs(database_url, player["id"]) == 1
 
     mine = await client.get(f"/v1/daily/{TODAY}/runs/me", headers=auth(player))
     assert mine.status_code == 200
@@ -72,7 +67,7 @@ async def test_an_illegal_run_stores_nothing(client: httpx.AsyncClient, database
     refused = await submit(client, player, legal[:-1] if len(legal) > 1 else [[12]])
     assert refused.status_code == 422
     assert refused.json()["type"] in {"/problems/run-ends-early", "/problems/not-a-tile"}
-    assert await count_rows(database_url, player["id"]) == 0
+    assert await count_runs(database_url, player["id"]) == 0
     missing = await client.get(f"/v1/daily/{TODAY}/runs/me", headers=auth(player))
     assert missing.status_code == 404
     streak = (await client.get("/v1/players/me/streak", headers=auth(player))).json()
@@ -187,4 +182,4 @@ async def test_idempotency_keys(client: httpx.AsyncClient, database_url: str) ->
     replayed = await client.post(f"/v1/daily/{TODAY}/runs", json={"moves": moves}, headers=headers)
     assert (created.status_code, replayed.status_code) == (201, 201)
     assert created.content == replayed.content
-    assert await count_rows(database_url, player["id"]) == 1
+    assert await count_runs(database_url, player["id"]) == 1

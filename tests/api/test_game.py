@@ -17,6 +17,7 @@ from service.rules.dice import derive_dice
 from service.rules.replay import Move
 from service.rules.ruleset import Rules, tiles_of
 from service.rules.solver import solve
+from tests.api.helpers import json_move
 from tests.conftest import ROOT, ServerProcess
 
 VARIANTS = [
@@ -26,10 +27,6 @@ VARIANTS = [
     Rules(tiles=12, move_rule="dice_or_sum", scoring="digits"),
     Rules(tiles=10, scoring="count", start=(4, 5, 6, 7, 8, 9, 10)),
 ]
-
-
-def json_move(move: Move) -> Any:
-    return {"dice": 1, "tiles": list(move.tiles)} if move.dice == 1 else list(move.tiles)
 
 
 def sample_runs() -> list[tuple[Rules, tuple[tuple[int, int], ...], tuple[Move, ...]]]:

@@ -4,20 +4,15 @@ and limited like any other request."""
 from __future__ import annotations
 
 import random
-import secrets
 import string
 from collections.abc import AsyncIterator
 
 import httpx
-import msgspec
 import pytest
-from litestar.testing import AsyncTestClient
 
 from service.api import daily
-from service.app import create_app
-from service.clock import FixedClock
 from service.settings import Settings
-from tests.conftest import NOW
+from tests.conftest import app_with
 
 
 def junk(rng: random.Random, length: int) -> str:
@@ -45,12 +40,7 @@ async def test_a_junk_date_is_400_without_the_segment_and_not_cached(
 
 @pytest.fixture
 async def limited(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
-    limits = msgspec.structs.replace(
-        settings,
-        rate_limit_address="5/h",
-        redis_prefix=f"{settings.redis_prefix}{secrets.token_hex(4)}:",
-    )
-    async with AsyncTestClient(create_app(limits, FixedClock(NOW))) as test_client:
+    async with app_with(settings, rate_limit_address="5/h") as test_client:
         yield test_client
 
 

@@ -8,12 +8,7 @@ import asyncpg
 import httpx
 import pytest
 
-
-async def new_player(client: httpx.AsyncClient, **body: object) -> dict[str, str]:
-    response = await client.post("/v1/players", json=body)
-    assert response.status_code == 201, response.text
-    created: dict[str, str] = response.json()
-    return created
+from tests.api.helpers import new_player
 
 
 async def test_a_player_gets_a_token_that_is_stored_only_as_a_hash(

@@ -19,7 +19,7 @@ from service.clock import FixedClock
 from service.settings import Settings
 from service.store.db import migrate, migrations
 from tests.api.helpers import auth, daily_dice, legal_runs, new_player
-from tests.conftest import own_database
+from tests.conftest import app_with, own_database
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 DAY = "2026-11-29"
@@ -101,12 +101,7 @@ async def test_a_run_stored_in_the_old_shape_renders_after_migrating(
     finally:
         await connection.close()
 
-    moved = msgspec.structs.replace(
-        settings,
-        database_url=fresh_database,
-        redis_prefix=f"{settings.redis_prefix}{secrets.token_hex(4)}:",  # nothing cached
-    )
-    async with AsyncTestClient(create_app(moved, FixedClock(NOW))) as client:
+    async with app_with(settings, database_url=fresh_database) as client:  # nothing cached
         headers = {"Authorization": f"Bearer {token}"}
         again = await client.post(f"/v1/daily/{DAY}/runs", json={"moves": moves}, headers=headers)
         assert again.status_code == 200, again.text
