@@ -336,9 +336,7 @@ class GameController(Controller):
         ] = None,
     ) -> Solution:
         rules = Rules(tiles=tiles, one_die=one_die, move_rule=move_rule, scoring=scoring)
-        tiles_open = [int(t) for t in open.split(",")] if open else None
-        if tiles_open is not None and 0 in tiles_open:
-            raise problems.NOT_A_TILE(_("open: 0 is not a tile"))
+        tiles_open = [int(t) for t in open.split(",")] if open else None  # 1..12: the pattern
         open_tiles = position(rules, tiles_open)
         await held_tables(request, rules)
         return solution(rules, open_tiles)
