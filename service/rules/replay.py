@@ -141,7 +141,7 @@ def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move:
             index, roll, 2, N_("a move rolls one die or two, not {count}"), count=dice
         )
     if dice == 1 and not rules.one_die_allowed(position):
-        raise OneDieNotAllowed(index, roll, dice, _one_die_reason(rules))
+        raise OneDieNotAllowed(index, roll, dice, rules.one_die_variant.refusal)
     options = rules.legal_sets(position, roll, dice)
     if not options and move.tiles:
         raise MoveAfterEnd(
@@ -176,8 +176,7 @@ def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move:
 def _rule_error(rules: Rules, index: int, roll: Roll, dice: int, closed: OpenTiles) -> IllegalRun:
     total = roll_total(roll, dice)
     tiles = tiles_of(closed)
-    needs_total = rules.move_rule == "any" or (rules.move_rule == "dice_or_sum" and dice == 2)
-    if needs_total and sum(tiles) != total:
+    if rules.move_variant.adds_up(dice) and sum(tiles) != total:
         shown = " + ".join(map(str, tiles))
         return WrongTotal(
             index,
@@ -197,11 +196,3 @@ def _rule_error(rules: Rules, index: int, roll: Roll, dice: int, closed: OpenTil
         rule=rules.describe_move_rule(),
         allowed=describe_sets(allowed) or N_("nothing"),
     )
-
-
-def _one_die_reason(rules: Rules) -> str:
-    if rules.one_die == "never":
-        return N_("these rules never allow rolling one die")
-    if rules.one_die == "high_closed":
-        return N_("one die is allowed only once every tile of 7 or more is closed")
-    return N_("one die is allowed only once the open tiles add up to 6 or less")

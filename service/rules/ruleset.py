@@ -4,6 +4,10 @@ Positions are plain integers: bit ``t - 1`` is set while tile ``t`` is open
 (``OpenTiles``), so the full standard box is ``0b111111111``. A roll is the pair
 of dice ``(d1, d2)``; when a player rolls one die, only ``d1`` counts.
 
+Each value of a rules field is a variant object with its hooks (``ONE_DIE_VARIANTS``,
+``MOVE_VARIANTS``, ``SCORING_VARIANTS``): the rest of the game asks the variant what it
+allows, how a set is made and how tiles score, instead of testing the field's value.
+
 >>> rules = Rules()
 >>> tiles_of(rules.start_position)
 (1, 2, 3, 4, 5, 6, 7, 8, 9)
@@ -15,6 +19,8 @@ of dice ``(d1, d2)``; when a player rolls one die, only ``d1`` counts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Final, Literal, TypeAlias
 
@@ -37,30 +43,6 @@ Tile = Annotated[int, msgspec.Meta(ge=1, le=12)]
 
 ALL_ROLLS: Final[tuple[Roll, ...]] = tuple((d1, d2) for d1 in range(1, 7) for d2 in range(1, 7))
 """The 36 equally likely outcomes of two dice, in order (d1, d2)."""
-
-ONE_DIE_VALUES: Final = ("never", "high_closed", "sum_le_6")
-MOVE_RULE_VALUES: Final = ("any", "dice_or_sum", "single")
-SCORING_VALUES: Final = ("sum", "count", "digits")
-
-DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
-    "one_die": {
-        "never": N_("Always roll two dice."),
-        "high_closed": N_("You may roll one die once every tile of 7 or more is closed."),
-        "sum_le_6": N_("You may roll one die once the open tiles add up to 6 or less."),
-    },
-    "move_rule": {
-        "any": N_("Close any set of open tiles that adds up to the roll."),
-        "dice_or_sum": N_(
-            "Close the tile equal to the total, or the two tiles equal to the two dice."
-        ),
-        "single": N_("Close exactly one tile, equal to either die or to the total."),
-    },
-    "scoring": {
-        "sum": N_("Your score is the sum of the open tiles."),
-        "count": N_("Your score is the number of open tiles."),
-        "digits": N_("The open tiles in ascending order, read as one number (2, 5, 7 is 257)."),
-    },
-}
 
 
 def mask_of(tiles: tuple[int, ...] | list[int]) -> OpenTiles:
@@ -86,6 +68,130 @@ def tiles_of(mask: OpenTiles) -> tuple[int, ...]:
 def medium_order(mask: OpenTiles) -> tuple[int, ...]:
     """Sort key that ranks a set of tiles by its tiles in descending order."""
     return tuple(reversed(tiles_of(mask)))
+
+
+# The variants: each value of a rules field is an object with its hooks. ------------------
+
+
+@dataclass(frozen=True)
+class OneDieVariant:
+    """When a player may roll one die instead of two."""
+
+    name: OneDie
+    description: str  # a line of the rules catalogue
+    refusal: str  # why a move on one die is refused where it is not allowed
+    allows: Callable[[OpenTiles], bool]  # whether one die may be rolled in a position
+
+    @property
+    def ever(self) -> bool:
+        """Whether one die is ever allowed."""
+        return self.name != "never"
+
+
+@dataclass(frozen=True)
+class MoveVariant:
+    """Which sets of tiles a roll lets the player close."""
+
+    name: MoveRule
+    description: str
+    sets: Callable[[int, int, int], tuple[OpenTiles, ...]]  # (tiles, d1, d2): any set, open or not
+    adds_up: Callable[[int], bool]  # whether a set must add up to the roll on this many dice
+
+
+@dataclass(frozen=True)
+class ScoringVariant:
+    """How the tiles left open score (lower is better)."""
+
+    name: Scoring
+    description: str
+    score: Callable[[OpenTiles], int]
+
+
+NEVER: Final = OneDieVariant(
+    "never",
+    N_("Always roll two dice."),
+    N_("these rules never allow rolling one die"),
+    lambda open_tiles: False,
+)
+HIGH_CLOSED: Final = OneDieVariant(
+    "high_closed",
+    N_("You may roll one die once every tile of 7 or more is closed."),
+    N_("one die is allowed only once every tile of 7 or more is closed"),
+    lambda open_tiles: open_tiles >> 6 == 0,
+)
+SUM_LE_6: Final = OneDieVariant(
+    "sum_le_6",
+    N_("You may roll one die once the open tiles add up to 6 or less."),
+    N_("one die is allowed only once the open tiles add up to 6 or less"),
+    lambda open_tiles: sum(tiles_of(open_tiles)) <= 6,
+)
+
+
+def _sets_adding_up(tiles: int, d1: int, d2: int) -> tuple[OpenTiles, ...]:
+    return _sets_by_sum(tiles).get(d1 + d2, ())
+
+
+def _total_or_both_dice(tiles: int, d1: int, d2: int) -> tuple[OpenTiles, ...]:
+    total = d1 + d2
+    sets: set[OpenTiles] = set()
+    if total <= tiles:
+        sets.add(mask_of((total,)))
+    if d2 and d1 != d2 and max(d1, d2) <= tiles:
+        sets.add(mask_of((d1, d2)))
+    return tuple(sorted(sets, key=medium_order, reverse=True))
+
+
+def _one_tile(tiles: int, d1: int, d2: int) -> tuple[OpenTiles, ...]:
+    sets = {mask_of((t,)) for t in {d1, d2, d1 + d2} if 1 <= t <= tiles}
+    return tuple(sorted(sets, key=medium_order, reverse=True))
+
+
+MOVE_VARIANTS: Final[dict[MoveRule, MoveVariant]] = {
+    "any": MoveVariant(
+        "any",
+        N_("Close any set of open tiles that adds up to the roll."),
+        _sets_adding_up,
+        lambda dice: True,
+    ),
+    "dice_or_sum": MoveVariant(
+        "dice_or_sum",
+        N_("Close the tile equal to the total, or the two tiles equal to the two dice."),
+        _total_or_both_dice,
+        lambda dice: dice == 2,
+    ),
+    "single": MoveVariant(
+        "single",
+        N_("Close exactly one tile, equal to either die or to the total."),
+        _one_tile,
+        lambda dice: False,
+    ),
+}
+ONE_DIE_VARIANTS: Final[dict[OneDie, OneDieVariant]] = {
+    v.name: v for v in (NEVER, HIGH_CLOSED, SUM_LE_6)
+}
+SCORING_VARIANTS: Final[dict[Scoring, ScoringVariant]] = {
+    "sum": ScoringVariant(
+        "sum", N_("Your score is the sum of the open tiles."), lambda s: sum(tiles_of(s))
+    ),
+    "count": ScoringVariant(
+        "count", N_("Your score is the number of open tiles."), lambda s: s.bit_count()
+    ),
+    "digits": ScoringVariant(
+        "digits",
+        N_("The open tiles in ascending order, read as one number (2, 5, 7 is 257)."),
+        lambda s: int("".join(map(str, tiles_of(s))) or "0"),
+    ),
+}
+
+ONE_DIE_VALUES: Final = tuple(ONE_DIE_VARIANTS)
+MOVE_RULE_VALUES: Final = tuple(MOVE_VARIANTS)
+SCORING_VALUES: Final = tuple(SCORING_VARIANTS)
+
+DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
+    "one_die": {name: variant.description for name, variant in ONE_DIE_VARIANTS.items()},
+    "move_rule": {name: variant.description for name, variant in MOVE_VARIANTS.items()},
+    "scoring": {name: variant.description for name, variant in SCORING_VARIANTS.items()},
+}
 
 
 class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -128,13 +234,17 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
         """These rules without ``start``: the exact tables cover every position anyway."""
         return self if self.start is None else msgspec.structs.replace(self, start=None)
 
+    @property
+    def one_die_variant(self) -> OneDieVariant:
+        return ONE_DIE_VARIANTS[self.one_die]
+
+    @property
+    def move_variant(self) -> MoveVariant:
+        return MOVE_VARIANTS[self.move_rule]
+
     def one_die_allowed(self, open_tiles: OpenTiles) -> bool:
         """Whether the player may choose to roll one die in this position."""
-        if self.one_die == "high_closed":
-            return open_tiles >> 6 == 0
-        if self.one_die == "sum_le_6":
-            return sum(tiles_of(open_tiles)) <= 6
-        return False
+        return ONE_DIE_VARIANTS[self.one_die].allows(open_tiles)
 
     def dice_choices(self, open_tiles: OpenTiles) -> tuple[int, ...]:
         """The numbers of dice the player may roll here: always 2, sometimes 1."""
@@ -142,7 +252,7 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
 
     def score(self, open_tiles: OpenTiles) -> int:
         """The final score when the turn ends with these tiles open (lower is better)."""
-        return _score(self.scoring, open_tiles)
+        return SCORING_VARIANTS[self.scoring].score(open_tiles)
 
     def candidate_sets(self, roll: Roll, dice: int) -> tuple[OpenTiles, ...]:
         """Every set of tiles the move rule allows for this roll, open or not.
@@ -157,7 +267,7 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
 
     def describe_move_rule(self) -> str:
         """One sentence a player reads when a move breaks the move rule."""
-        return DESCRIPTIONS["move_rule"][self.move_rule]
+        return MOVE_VARIANTS[self.move_rule].description
 
 
 def roll_total(roll: Roll, dice: int) -> int:
@@ -183,25 +293,4 @@ def _candidate_sets(
     tiles: int, move_rule: MoveRule, dice: tuple[int, int]
 ) -> tuple[OpenTiles, ...]:
     # dice[1] == 0 stands for a one-die roll of dice[0].
-    d1, d2 = dice
-    total = d1 + d2
-    if move_rule == "any":
-        return _sets_by_sum(tiles).get(total, ())
-    sets: set[OpenTiles] = set()
-    if move_rule == "dice_or_sum":
-        if total <= tiles:
-            sets.add(mask_of((total,)))
-        if d2 and d1 != d2 and max(d1, d2) <= tiles:
-            sets.add(mask_of((d1, d2)))
-    else:
-        sets.update(mask_of((t,)) for t in {d1, d2, total} if 1 <= t <= tiles)
-    return tuple(sorted(sets, key=medium_order, reverse=True))
-
-
-def _score(scoring: Scoring, open_tiles: OpenTiles) -> int:
-    if scoring == "count":
-        return open_tiles.bit_count()
-    tiles = tiles_of(open_tiles)
-    if scoring == "digits":
-        return int("".join(map(str, tiles)) or "0")
-    return sum(tiles)
+    return MOVE_VARIANTS[move_rule].sets(tiles, *dice)

@@ -91,7 +91,7 @@ class ChildrenOf:
 
 def dice_counts(rules: Rules) -> tuple[int, ...]:
     """The numbers of dice a player may ever roll under these rules: 2, and maybe 1."""
-    return (2, 1) if rules.one_die != "never" else (2,)
+    return (2, 1) if rules.one_die_variant.ever else (2,)
 
 
 def value_names(rules: Rules) -> tuple[str, ...]:
