@@ -67,41 +67,46 @@ class Hindsight:
         self._choice = memo.choice
         self._lines = memo.lines
 
-    def best(self, s: OpenTiles, k: int) -> int:
-        """The lowest final score reachable from position ``s`` at roll ``k``."""
-        if s == 0:
+    def best(self, position: OpenTiles, roll_index: int) -> int:
+        """The lowest final score reachable from ``position`` at roll ``roll_index``."""
+        if position == 0:
             return 0
-        key = (s, k)
+        key = (position, roll_index)
         found = self._best.get(key)
         if found is not None:
             return found
-        tables, roll = self.tables, self.dice[k]
+        tables, roll = self.tables, self.dice[roll_index]
         value = None
-        for n in tables.dice_choices[s]:
-            kids = tables.kids(s, roll, n)
-            option = min([self.best(kid, k + 1) for kid in kids]) if kids else tables.score[s]
+        for dice_count in tables.dice_choices[position]:
+            children = tables.kids(position, roll, dice_count)
+            option = (
+                min([self.best(child, roll_index + 1) for child in children])
+                if children
+                else tables.score[position]
+            )
             if value is None or option < value:
                 value = option
         assert value is not None
         self._best[key] = value
         return value
 
-    def choice(self, s: OpenTiles, k: int) -> tuple[int, OpenTiles | None]:
-        """Dice and next position of a line that reaches ``best(s, k)`` (None: turn ends)."""
-        found = self._choice.get((s, k))
+    def choice(self, position: OpenTiles, roll_index: int) -> tuple[int, OpenTiles | None]:
+        """Dice and next position of a line that reaches ``best(position, roll_index)``
+        (None: the turn ends)."""
+        found = self._choice.get((position, roll_index))
         if found is None:
-            found = self._choice[(s, k)] = self._first_best(s, k)
+            found = self._choice[(position, roll_index)] = self._first_best(position, roll_index)
         return found
 
-    def _first_best(self, s: OpenTiles, k: int) -> tuple[int, OpenTiles | None]:
-        target = self.best(s, k)
-        for n in self.tables.dice_choices[s]:
-            kids = self.tables.kids(s, self.dice[k], n)
-            if not kids and self.tables.score[s] == target:
-                return n, None
-            for kid in kids:
-                if self.best(kid, k + 1) == target:
-                    return n, kid
+    def _first_best(self, position: OpenTiles, roll_index: int) -> tuple[int, OpenTiles | None]:
+        target = self.best(position, roll_index)
+        for dice_count in self.tables.dice_choices[position]:
+            children = self.tables.kids(position, self.dice[roll_index], dice_count)
+            if not children and self.tables.score[position] == target:
+                return dice_count, None
+            for child in children:
+                if self.best(child, roll_index + 1) == target:
+                    return dice_count, child
         raise AssertionError("best() and choice() disagree")
 
     def best_line(self, start: OpenTiles) -> tuple[Move, ...]:
@@ -111,17 +116,18 @@ class Hindsight:
             found = self._lines[start] = self.line(start)
         return found
 
-    def line(self, s: OpenTiles, k: int = 0) -> tuple[Move, ...]:
-        """One line of moves from ``s`` at roll ``k`` that reaches the best score."""
+    def line(self, position: OpenTiles, roll_index: int = 0) -> tuple[Move, ...]:
+        """One line of moves from ``position`` at roll ``roll_index`` that reaches the
+        best score."""
         moves: list[Move] = []
-        while s:
-            n, kid = self.choice(s, k)
-            if kid is None:
-                if n == 1:
+        while position:
+            dice_count, child = self.choice(position, roll_index)
+            if child is None:
+                if dice_count == 1:
                     moves.append(Move(tiles=(), dice=1))
                 break
-            moves.append(Move(tiles=tiles_of(s ^ kid), dice=n))
-            s, k = kid, k + 1
+            moves.append(Move(tiles=tiles_of(position ^ child), dice=dice_count))
+            position, roll_index = child, roll_index + 1
         return tuple(moves)
 
 
@@ -197,36 +203,40 @@ def analyse(tables: Tables, run: Run) -> Analysis:
     scale = max(tables.expected[start], 1e-9)
     entries: list[MoveAnalysis] = []
     for step in run.steps:
-        s, k, n = step.before, step.index, step.dice
-        kids = tables.kids(s, step.roll, n)
+        position, roll_index, dice_count = step.before, step.index, step.dice
+        children = tables.kids(position, step.roll, dice_count)
         after = step.after
         if step.closed:
-            best_after = hindsight.best(after, k + 1)
+            best_after = hindsight.best(after, roll_index + 1)
             expected_after = tables.expected[after]
         else:
-            best_after = tables.score[s]
+            best_after = tables.score[position]
             expected_after = float(best_after)
-        best_kid = tables.optimal_kid(kids) if kids else None
+        best_child = tables.optimal_kid(children) if children else None
         best_expected = (
-            tables.expected[best_kid] if best_kid is not None else float(tables.score[s])
+            tables.expected[best_child] if best_child is not None else float(tables.score[position])
         )
-        dice_loss = max(tables.expected_by_dice[n][s] - tables.expected[s], 0.0)
+        dice_loss = max(
+            tables.expected_by_dice[dice_count][position] - tables.expected[position], 0.0
+        )
         loss = max(expected_after - best_expected, 0.0) + dice_loss
-        hindsight_dice, hindsight_kid = hindsight.choice(s, k)
+        hindsight_dice, hindsight_child = hindsight.choice(position, roll_index)
         entries.append(
             MoveAnalysis(
-                index=k,
+                index=roll_index,
                 roll=step.roll,
-                dice_used=n,
+                dice_used=dice_count,
                 chosen=tiles_of(step.closed),
-                best=tiles_of(s ^ best_kid) if best_kid is not None else (),
+                best=tiles_of(position ^ best_child) if best_child is not None else (),
                 hindsight_best=(
                     Move(
-                        tiles=tiles_of(s ^ hindsight_kid) if hindsight_kid is not None else (),
+                        tiles=tiles_of(position ^ hindsight_child)
+                        if hindsight_child is not None
+                        else (),
                         dice=hindsight_dice,
                     )
                 ),
-                hindsight_cost=best_after - hindsight.best(s, k),
+                hindsight_cost=best_after - hindsight.best(position, roll_index),
                 expected_score=expected_after,
                 best_expected_score=best_expected,
                 dice_loss=dice_loss,

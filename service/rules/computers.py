@@ -29,7 +29,7 @@ from typing import Final, Protocol
 import msgspec
 
 from service.rules.replay import Move
-from service.rules.ruleset import OpenTiles, Roll, Rules, tiles_of
+from service.rules.ruleset import SUM_LE_6, OpenTiles, Roll, Rules, tiles_of
 from service.rules.solver import Tables
 
 
@@ -42,19 +42,27 @@ class Strategy(Protocol):
     uses_rng: bool
 
     def dice_weights(
-        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
+        self, tables: Tables, position: OpenTiles, choices: tuple[int, ...]
     ) -> Sequence[float]: ...
 
     def move_weights(
-        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
+        self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
     ) -> Sequence[float]: ...
 
     def play_dice(
-        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...], rng: random.Random | None
+        self,
+        tables: Tables,
+        position: OpenTiles,
+        choices: tuple[int, ...],
+        rng: random.Random | None,
     ) -> int: ...
 
     def play_move(
-        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...], rng: random.Random | None
+        self,
+        tables: Tables,
+        position: OpenTiles,
+        children: tuple[OpenTiles, ...],
+        rng: random.Random | None,
     ) -> OpenTiles: ...
 
 
@@ -69,26 +77,34 @@ class Easy:
     uses_rng = True
 
     def dice_weights(
-        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
+        self, tables: Tables, position: OpenTiles, choices: tuple[int, ...]
     ) -> Sequence[float]:
         return [1.0] * len(choices)
 
     def move_weights(
-        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
+        self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
     ) -> Sequence[float]:
-        return [1.0] * len(kids)
+        return [1.0] * len(children)
 
     def play_dice(
-        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...], rng: random.Random | None
+        self,
+        tables: Tables,
+        position: OpenTiles,
+        choices: tuple[int, ...],
+        rng: random.Random | None,
     ) -> int:
         assert rng is not None
         return choices[int(rng.random() * len(choices))]
 
     def play_move(
-        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...], rng: random.Random | None
+        self,
+        tables: Tables,
+        position: OpenTiles,
+        children: tuple[OpenTiles, ...],
+        rng: random.Random | None,
     ) -> OpenTiles:
         assert rng is not None
-        return kids[int(rng.random() * len(kids))]
+        return children[int(rng.random() * len(children))]
 
 
 class Deterministic:
@@ -97,51 +113,66 @@ class Deterministic:
     name = "deterministic"
     uses_rng = False
 
-    def choose_dice(self, tables: Tables, s: OpenTiles) -> int:
+    def choose_dice(self, tables: Tables, position: OpenTiles) -> int:
         raise NotImplementedError
 
-    def choose(self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]) -> OpenTiles:
+    def choose(
+        self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
+    ) -> OpenTiles:
         raise NotImplementedError
 
     def dice_weights(
-        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...]
+        self, tables: Tables, position: OpenTiles, choices: tuple[int, ...]
     ) -> Sequence[float]:
-        return _one_hot(len(choices), choices.index(self.choose_dice(tables, s)))
+        return _one_hot(len(choices), choices.index(self.choose_dice(tables, position)))
 
     def move_weights(
-        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]
+        self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
     ) -> Sequence[float]:
-        return _one_hot(len(kids), kids.index(self.choose(tables, s, kids)))
+        return _one_hot(len(children), children.index(self.choose(tables, position, children)))
 
     def play_dice(
-        self, tables: Tables, s: OpenTiles, choices: tuple[int, ...], rng: random.Random | None
+        self,
+        tables: Tables,
+        position: OpenTiles,
+        choices: tuple[int, ...],
+        rng: random.Random | None,
     ) -> int:
-        return self.choose_dice(tables, s)
+        return self.choose_dice(tables, position)
 
     def play_move(
-        self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...], rng: random.Random | None
+        self,
+        tables: Tables,
+        position: OpenTiles,
+        children: tuple[OpenTiles, ...],
+        rng: random.Random | None,
     ) -> OpenTiles:
-        return self.choose(tables, s, kids)
+        return self.choose(tables, position, children)
 
 
 class Medium(Deterministic):
     name = "medium"
 
-    def choose_dice(self, tables: Tables, s: OpenTiles) -> int:
-        return 1 if 1 in tables.dice_choices[s] and sum(tiles_of(s)) <= 6 else 2
+    def choose_dice(self, tables: Tables, position: OpenTiles) -> int:
+        # One die wherever the rules allow it and the sum_le_6 variant would too.
+        return 1 if 1 in tables.dice_choices[position] and SUM_LE_6.allows(position) else 2
 
-    def choose(self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]) -> OpenTiles:
-        return kids[0]  # kids come in Medium's order
+    def choose(
+        self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
+    ) -> OpenTiles:
+        return children[0]  # children come in Medium's order
 
 
 class Hard(Deterministic):
     name = "hard"
 
-    def choose_dice(self, tables: Tables, s: OpenTiles) -> int:
-        return tables.best_dice(s)
+    def choose_dice(self, tables: Tables, position: OpenTiles) -> int:
+        return tables.best_dice(position)
 
-    def choose(self, tables: Tables, s: OpenTiles, kids: tuple[OpenTiles, ...]) -> OpenTiles:
-        return tables.optimal_kid(kids)
+    def choose(
+        self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
+    ) -> OpenTiles:
+        return tables.optimal_kid(children)
 
 
 EASY: Final = Easy()
@@ -166,47 +197,51 @@ def play(
     if strategy.uses_rng:
         seed = hashlib.sha256(f"{strategy.name}/{sequence_id}".encode()).digest()
         rng = random.Random(int.from_bytes(seed[:8]))
-    s = start
+    position = start
     moves: list[Move] = []
     for roll in dice:
-        if s == 0:
+        if position == 0:
             break
-        choices = tables.dice_choices[s]
-        n = strategy.play_dice(tables, s, choices, rng) if len(choices) > 1 else 2
-        kids = tables.kids(s, roll, n)
-        if not kids:
-            if n == 1:
+        choices = tables.dice_choices[position]
+        dice_count = strategy.play_dice(tables, position, choices, rng) if len(choices) > 1 else 2
+        children = tables.kids(position, roll, dice_count)
+        if not children:
+            if dice_count == 1:
                 moves.append(Move(tiles=(), dice=1))
             break
-        kid = strategy.play_move(tables, s, kids, rng)
-        moves.append(Move(tiles=tiles_of(s ^ kid), dice=n))
-        s = kid
-    return ComputerRun(score=tables.score[s], shut=s == 0, moves=tuple(moves))
+        child = strategy.play_move(tables, position, children, rng)
+        moves.append(Move(tiles=tiles_of(position ^ child), dice=dice_count))
+        position = child
+    return ComputerRun(score=tables.score[position], shut=position == 0, moves=tuple(moves))
 
 
 def expected_score(tables: Tables, strategy: Strategy, start: OpenTiles) -> float:
     """The exact expected final score of ``strategy`` from ``start``."""
     value = [0.0] * (start + 1)
-    for s in range(1, start + 1):
-        if s & start != s:
+    for position in range(1, start + 1):
+        if position & start != position:
             continue
-        choices = tables.dice_choices[s]
-        dice_weights = strategy.dice_weights(tables, s, choices)
+        choices = tables.dice_choices[position]
+        dice_weights = strategy.dice_weights(tables, position, choices)
         total = 0.0
-        for n, dice_weight in zip(choices, dice_weights):
+        for dice_count, dice_weight in zip(choices, dice_weights):
             if not dice_weight:
                 continue
             per_dice = 0.0
-            for (probability, _), kids in zip(tables.classes[n], tables.children[n][s]):
-                if not kids:
-                    per_dice += probability * tables.score[s]
+            for (probability, _), children in zip(
+                tables.classes[dice_count], tables.children[dice_count][position]
+            ):
+                if not children:
+                    per_dice += probability * tables.score[position]
                     continue
-                weights = strategy.move_weights(tables, s, kids)
+                weights = strategy.move_weights(tables, position, children)
                 per_dice += (
-                    probability * sum(w * value[k] for k, w in zip(kids, weights)) / sum(weights)
+                    probability
+                    * sum(w * value[k] for k, w in zip(children, weights))
+                    / sum(weights)
                 )
             total += dice_weight * per_dice
-        value[s] = total / sum(dice_weights)
+        value[position] = total / sum(dice_weights)
     return value[start]
 
 
