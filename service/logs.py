@@ -52,7 +52,7 @@ def configure(level: str) -> None:
     root.setLevel(level.upper())
 
 
-class RequestLine(msgspec.Struct, kw_only=True):
+class RequestLine(msgspec.Struct, kw_only=True, gc=False):
     """One request in the request log, with the fields of the other JSON log lines."""
 
     time: str
@@ -81,16 +81,20 @@ class RequestLog:
 
     def __init__(self) -> None:
         self._lines: list[bytes] = []
-        self._second = -1
+        self._millisecond = -1
         self._stamp = ""
         self._encode = msgspec.json.Encoder().encode
         atexit.register(self.flush)
 
     def _time(self, now: float) -> str:
-        second = int(now)
-        if second != self._second:
-            self._second, self._stamp = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now))
-        return f"{self._stamp}.{int(now * 1000) % 1000:03d}Z"
+        """``now`` as the log writes it, made once a millisecond (a busy process logs
+        dozens of requests in each)."""
+        millisecond = int(now * 1000)
+        if millisecond != self._millisecond:
+            second = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(millisecond // 1000))
+            self._millisecond = millisecond
+            self._stamp = f"{second}.{millisecond % 1000:03d}Z"
+        return self._stamp
 
     def add(self, line: RequestLine) -> None:
         if not self._lines:
