@@ -21,7 +21,8 @@ Everything on loopback (127.0.0.1), in this order:
   (a port of its own, no persistence, a key prefix of its own). The larger date is
   today for its players (UTC), the smaller one for theirs (Pacific/Kiritimati, UTC+14,
   where the next day has begun): both dates take submissions at once;
-- single requests, one at a time on one keep-alive connection, each timed, the two
+- single requests (100 of each by default, so that a p99 is not one sample's),
+  one at a time on one keep-alive connection, each timed, the two
   dates taking turns sample by sample (so that what drifts on this noisy machine falls
   on both sizes alike, and the ratios measure the data, not the minute): a new player's
   official run ``POST /v1/daily/{date}/runs`` (the player made first, untimed),
@@ -32,8 +33,9 @@ Everything on loopback (127.0.0.1), in this order:
   * ``redis``: Redis up, its mirrors as they come;
   * ``flush``: every sample cold: the prefix's keys deleted in Redis just before each
     request; before the two reads that use the rank mirror (runs/me, history), a wait
-    past its lifetime as well, so that the worker's in-process copy has expired too
-    (a flush empties Redis, not the workers' memory);
+    past its lifetime as well, so that the workers' in-process copies have expired too
+    (a flush empties Redis, not the workers' memory; one wait serves the request on
+    each date, as each date's copy is its own);
   * ``stopped``: the same server, its redis-server stopped (SIGTERM) under it: what a
     Redis outage costs a running service (not a service started without Redis);
 
@@ -577,30 +579,33 @@ def _measure(
     timings: dict[date, Timings],
     flush: Callable[[], None] | None,
 ) -> None:
-    def cold(wait_for_mirror: bool) -> None:
-        if flush is None:
-            return
-        if wait_for_mirror:
-            time.sleep(MIRROR_EXPIRED_SECONDS)
-        flush()
+    def cold() -> None:
+        if flush is not None:
+            flush()
 
     def in_turn(n: int) -> Sequence[Size]:
         return sizes if n % 2 == 0 else sizes[::-1]  # neither date always first
 
     for n in range(len(tokens[sizes[0].day])):
         for size in in_turn(n):
-            cold(False)
+            cold()
             timings[size.day]["submit"].append(client.submit(size.day, tokens[size.day][n]))
+    reads: tuple[tuple[str, bool, Callable[[date, str], float]], ...] = (
+        ("runs_me", True, lambda day, token: client.runs_me(day, token)[0]),
+        ("leaderboard", False, client.leaderboard),
+        ("history", True, lambda day, token: client.history(token)),
+    )
     for n in range(len(tokens[sizes[0].day])):
+        for kind, uses_mirror, read in reads:
+            # One wait serves both dates: each date's in-process copy is its own, and
+            # the flush before each request leaves the other date's Redis mirror cold.
+            if uses_mirror and flush is not None:
+                time.sleep(MIRROR_EXPIRED_SECONDS)
+            for size in in_turn(n):
+                cold()
+                timings[size.day][kind].append(read(size.day, tokens[size.day][n]))
         for size in in_turn(n):
-            token, timed = tokens[size.day][n], timings[size.day]
-            cold(True)
-            timed["runs_me"].append(client.runs_me(size.day, token)[0])
-            cold(False)
-            timed["leaderboard"].append(client.leaderboard(size.day, token))
-            cold(True)
-            timed["history"].append(client.history(token))
-            timed[REFERENCE].append(client.healthz())
+            timings[size.day][REFERENCE].append(client.healthz())
 
 
 # Paced load ---------------------------------------------------------------------------------
@@ -1135,7 +1140,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run: small and short")
-    parser.add_argument("--samples", type=positive, help="samples of each request (50; quick 10)")
+    parser.add_argument("--samples", type=positive, help="samples of each request (100; quick 10)")
     parser.add_argument(
         "--date",
         type=date.fromisoformat,
@@ -1154,7 +1159,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     if args.samples is None:
-        args.samples = 10 if args.quick else 50
+        args.samples = 10 if args.quick else 100
     if args.paced_seconds is None:
         args.paced_seconds = 3.0 if args.quick else 20.0
     if not 0 < args.paced_rate <= 5000 or not 0 < args.paced_seconds <= 300:
