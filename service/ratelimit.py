@@ -178,7 +178,10 @@ class TakenAhead:
             tokens += found[0]
         self._held[key] = (tokens, now + AHEAD_SECONDS)
         if len(self._held) > _LOCAL_KEYS:
-            self._held = {k: v for k, v in self._held.items() if v[1] >= now}
+            # The expired go; if that is not enough (clients by the hundred thousand
+            # within a second), all go: tokens dropped only refuse early, never late.
+            kept = {k: v for k, v in self._held.items() if v[1] >= now}
+            self._held = kept if len(kept) <= _LOCAL_KEYS // 2 else {}
 
 
 # The operations with a per-address limit of their own: (method, path) → bucket name.

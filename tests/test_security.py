@@ -121,3 +121,23 @@ def test_a_name_repeated_in_one_object_is_refused(body: bytes, repeated: bool) -
     with pytest.raises(HTTPException) as refused:
         decode(decoder, body)
     assert "given twice in one object" in str(refused.value.detail)
+
+
+def test_a_tile_far_off_the_box_is_refused_without_building_its_mask() -> None:
+    """The rules core takes any int as a tile: one of 10**9 is refused as not a tile,
+    not turned into a billion-bit number first."""
+    from service.rules import errors
+    from service.rules.replay import Move, replay
+    from service.rules.ruleset import Rules
+
+    import tracemalloc
+
+    dice = ((3, 4), (6, 6), (1, 1), (1, 2), (2, 3), (5, 5), (6, 6), (1, 1), (2, 2), (3, 3))
+    tracemalloc.start()
+    try:
+        with pytest.raises(errors.NotATile):
+            replay(Rules(), dice, [Move(tiles=(10**9,))])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000  # bytes: a mask of that tile would take 125 MB

@@ -129,9 +129,10 @@ def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move:
     dice = move.dice
     if dice == 2 or (dice == 1 and rules.one_die_allowed(position)):
         # A legal set of distinct tiles (a set is open tiles of the box): the checks
-        # below would all pass, so it is taken at once; anything else meets them in order.
+        # below would all pass, so it is taken at once; anything else meets them in order
+        # (a tile off the box never reaches mask_of: 10**9 would make a huge number).
         tiles = move.tiles
-        if tiles and min(tiles) >= 1:
+        if tiles and min(tiles) >= 1 and max(tiles) <= rules.tiles:
             closed = mask_of(tiles)
             distinct = closed.bit_count() == len(tiles)
             if distinct and closed in rules.legal_sets(position, roll, dice):
