@@ -126,11 +126,11 @@ def test_a_name_repeated_in_one_object_is_refused(body: bytes, repeated: bool) -
 def test_a_tile_far_off_the_box_is_refused_without_building_its_mask() -> None:
     """The rules core takes any int as a tile: one of 10**9 is refused as not a tile,
     not turned into a billion-bit number first."""
+    import tracemalloc
+
     from service.rules import errors
     from service.rules.replay import Move, replay
     from service.rules.ruleset import Rules
-
-    import tracemalloc
 
     dice = ((3, 4), (6, 6), (1, 1), (1, 2), (2, 3), (5, 5), (6, 6), (1, 1), (2, 2), (3, 3))
     tracemalloc.start()
