@@ -40,14 +40,19 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any, Final
 
-import asyncpg
 import httpx
 import psutil
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.processes import HOST, Spawned, free_port, log_tail  # noqa: E402
+from benchmarks.processes import (  # noqa: E402
+    HOST,
+    Spawned,
+    free_port,
+    log_tail,
+    throwaway_database,
+)
 from service.rules.ruleset import (  # noqa: E402
     MOVE_RULE_VALUES,
     ONE_DIE_VALUES,
@@ -221,14 +226,6 @@ def memory(server: Spawned) -> tuple[list[float], list[float]]:
     return sorted(mib), sorted(p.memory_info().rss / 2**20 for p in solvers)
 
 
-async def _admin(statement: str) -> None:
-    connection = await asyncpg.connect(ADMIN_URL)
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
-
-
 def wait_ready(server: Spawned, url: str) -> None:
     deadline = time.monotonic() + STARTUP_SECONDS
     while time.monotonic() < deadline:
@@ -249,19 +246,20 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="server worker processes")
     args = parser.parse_args()
 
-    database = f"shutbox_hostile_{secrets.token_hex(4)}"
-    asyncio.run(_admin(f'CREATE DATABASE "{database}"'))
     port = free_port()
     url = f"http://{HOST}:{port}"
-    env = {
-        **os.environ,
-        "DATABASE_URL": ADMIN_URL.rsplit("/", 1)[0] + f"/{database}",
-        "SHUTBOX_SECRET": secrets.token_urlsafe(16),
-    }
-    env.pop("REDIS_URL", None)
     command = [sys.executable, "-m", "service.cli", "serve", "--host", HOST, "--port", str(port)]
     command += ["--workers", str(args.workers)]
-    with tempfile.TemporaryDirectory(prefix="shutbox-hostile-") as scratch:
+    with (
+        throwaway_database(ADMIN_URL, "shutbox_hostile") as database_url,
+        tempfile.TemporaryDirectory(prefix="shutbox-hostile-") as scratch,
+    ):
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "SHUTBOX_SECRET": secrets.token_urlsafe(16),
+        }
+        env.pop("REDIS_URL", None)
         # The request log at its default (INFO) goes to this file.
         server = Spawned("server", command, env, Path(scratch) / "server.log")
         try:
@@ -272,7 +270,6 @@ def main() -> int:
             after, solvers_after = memory(server)
         finally:
             server.stop()
-            asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
     verdict = "ok" if max(after) <= TARGET_RSS_MIB else "OVER TARGET"
     print("\nworker RSS MiB: before " + ", ".join(f"{m:.0f}" for m in before), end="")
     print("; after " + ", ".join(f"{m:.0f}" for m in after), end="")

@@ -45,7 +45,6 @@ machine to another. Needs ``wrk`` (Debian: ``apt-get install -y wrk``).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import math
 import os
@@ -58,7 +57,6 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
@@ -66,7 +64,6 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-import asyncpg
 import msgspec
 import redis
 from litestar import Litestar, get, post
@@ -76,10 +73,18 @@ from service.rules.computers import MEDIUM, play
 from service.rules.dice import derive_dice
 from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
-from service.store.players import token_hash
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.processes import HOST, ROOT, Spawned, free_port, log_tail, positive
+from benchmarks.processes import (
+    HOST,
+    ROOT,
+    Spawned,
+    free_port,
+    insert_players,
+    log_tail,
+    positive,
+    throwaway_database,
+)
 
 BACKLOG: Final = 2048  # as in service.cli._serve
 POST_BODIES_LUA: Final = ROOT / "benchmarks" / "wrk" / "post_bodies.lua"
@@ -179,29 +184,6 @@ def python_env(extra: dict[str, str]) -> dict[str, str]:
 # The service's data: a throwaway database and Redis prefix ---------------------------------
 
 
-async def _admin(url: str, statement: str) -> None:
-    connection = await asyncpg.connect(url)
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
-
-
-def database_url(admin_url: str, name: str) -> str:
-    base, _, _ = admin_url.rpartition("/")
-    return f"{base}/{name}"
-
-
-@contextmanager
-def throwaway_database(admin_url: str) -> Iterator[str]:
-    name = f"shutbox_bench_{secrets.token_hex(4)}"
-    asyncio.run(_admin(admin_url, f'CREATE DATABASE "{name}"'))
-    try:
-        yield database_url(admin_url, name)
-    finally:
-        asyncio.run(_admin(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 @contextmanager
 def redis_prefix(url: str) -> Iterator[str]:
     prefix = f"shutbox_bench_{secrets.token_hex(4)}:"
@@ -248,27 +230,12 @@ def daily_run_body(daily_dice: bytes) -> bytes:
     return msgspec.json.encode({"moves": [move_out(m) for m in moves]})
 
 
-PLAYER_COLUMNS: Final = ("id", "name", "time_zone", "token_hash", "created_at")
-
-
-async def _insert_players(url: str, tokens: Sequence[str]) -> None:
-    now = datetime.now(UTC)
-    records = [(uuid.uuid4(), None, "UTC", token_hash(token), now) for token in tokens]
-    connection = await asyncpg.connect(url)
-    try:
-        await connection.copy_records_to_table("players", records=records, columns=PLAYER_COLUMNS)
-        # What autovacuum would do in the middle of the next run, done before it (the
-        # whole throwaway database: the players and the runs of the runs before).
-        await connection.execute("VACUUM (ANALYZE)")
-    finally:
-        await connection.close()
-
-
 def new_players(url: str, count: int, path: Path) -> Path:
     """``count`` new players in UTC, inserted into the database; their tokens one a line
     in ``path`` (the database keeps only their SHA-256, as the service does)."""
-    tokens = [secrets.token_urlsafe(32) for _ in range(count)]
-    asyncio.run(_insert_players(url, tokens))
+    # After the insert, what autovacuum would do in the middle of the next run, done
+    # before it (the whole throwaway database: the players and the runs of the runs before).
+    tokens = insert_players(url, count, datetime.now(UTC), "UTC", analyze="VACUUM (ANALYZE)")
     path.write_text("".join(f"{token}\n" for token in tokens))
     return path
 
@@ -518,7 +485,10 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
 
     metrics_dir = scratch / "metrics"
     metrics_dir.mkdir()
-    with throwaway_database(args.postgres) as db_url, redis_prefix(args.redis) as prefix:
+    with (
+        throwaway_database(args.postgres, "shutbox_bench") as db_url,
+        redis_prefix(args.redis) as prefix,
+    ):
         env = python_env(
             {
                 "DATABASE_URL": db_url,

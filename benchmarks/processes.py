@@ -1,18 +1,28 @@
-"""What the benchmarks share: free loopback ports, and the servers and other processes
-they start, each in a process group of its own with its output in a log file."""
+"""What the benchmarks share: free loopback ports, the servers and other processes they
+start, each in a process group of its own with its output in a log file, and throwaway
+databases for them (the tests' own databases too) with players put straight in."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Sequence
-from contextlib import suppress
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from datetime import datetime
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit, urlunsplit
+
+import asyncpg
+
+from service.store.players import token_hash
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 HOST: Final = "127.0.0.1"
@@ -87,3 +97,54 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
     return value
+
+
+def database_url(admin_url: str, name: str) -> str:
+    """``admin_url`` (its host, user, options) with the database ``name`` instead of its own."""
+    return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
+
+
+async def _execute(url: str, statement: str) -> None:
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.execute(statement)
+    finally:
+        await connection.close()
+
+
+@contextmanager
+def throwaway_database(admin_url: str, prefix: str) -> Iterator[str]:
+    """A new empty database, ``<prefix>_<random hex>`` on the server of ``admin_url``,
+    dropped when done (its connections closed): its URL."""
+    name = f"{prefix}_{secrets.token_hex(6)}"
+    asyncio.run(_execute(admin_url, f'CREATE DATABASE "{name}"'))
+    try:
+        yield database_url(admin_url, name)
+    finally:
+        asyncio.run(_execute(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+PLAYER_COLUMNS: Final = ("id", "name", "time_zone", "token_hash", "created_at")
+
+
+async def _copy_players(
+    url: str, tokens: Sequence[str], created_at: datetime, zone: str, analyze: str
+) -> None:
+    records = [(uuid.uuid4(), None, zone, token_hash(token), created_at) for token in tokens]
+    connection = await asyncpg.connect(url)
+    try:
+        await connection.copy_records_to_table("players", records=records, columns=PLAYER_COLUMNS)
+        await connection.execute(analyze)
+    finally:
+        await connection.close()
+
+
+def insert_players(
+    url: str, count: int, created_at: datetime, zone: str, analyze: str = "ANALYZE players"
+) -> list[str]:
+    """``count`` new players in ``zone``, straight into the database (which keeps only the
+    SHA-256 of their tokens, as the service does), then ``analyze`` for the planner: their
+    bearer tokens."""
+    tokens = [secrets.token_urlsafe(32) for _ in range(count)]
+    asyncio.run(_copy_players(url, tokens, created_at, zone, analyze))
+    return tokens

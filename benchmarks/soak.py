@@ -25,7 +25,6 @@ import os
 import random
 import secrets
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -44,6 +43,7 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.processes import free_port, throwaway_database  # noqa: E402
 from service.api.schemas import move_out  # noqa: E402
 from service.rules.computers import EASY, MEDIUM, play  # noqa: E402
 from service.rules.ruleset import Rules  # noqa: E402
@@ -77,13 +77,6 @@ SELECT
      WHERE t.player_id IS NULL) AS without_runs,
     (SELECT count(*) FROM truth) AS players
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 class Tally:
@@ -211,59 +204,56 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="server worker processes")
     args = parser.parse_args()
 
-    database = f"shutbox_soak_{secrets.token_hex(4)}"
     prefix = f"shutbox-soak-{secrets.token_hex(4)}:"
-    asyncio.run(_admin(f'CREATE DATABASE "{database}"'))
-    database_url = ADMIN_URL.rsplit("/", 1)[0] + f"/{database}"
-    port = free_port()
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "REDIS_URL": REDIS_URL,
-        "SHUTBOX_REDIS_PREFIX": prefix,
-        "SHUTBOX_SECRET": secrets.token_urlsafe(16),
-        "SHUTBOX_LOG_LEVEL": "WARNING",
-        "SHUTBOX_RATE_LIMIT_ADDRESS": "off",  # one client address, by design of the soak
-        "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
-        "SHUTBOX_RATE_LIMIT_TOKEN": "600/m",
-    }
-    server = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers",
-         str(args.workers)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    tally = Tally()
-    try:
-        _wait_ready(url)
-        deadline = time.monotonic() + args.duration
-        boxes: list[str] = []
-        start_memory: list[int] = []
+    with throwaway_database(ADMIN_URL, "shutbox_soak") as database_url:
+        port = free_port()
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "REDIS_URL": REDIS_URL,
+            "SHUTBOX_REDIS_PREFIX": prefix,
+            "SHUTBOX_SECRET": secrets.token_urlsafe(16),
+            "SHUTBOX_LOG_LEVEL": "WARNING",
+            "SHUTBOX_RATE_LIMIT_ADDRESS": "off",  # one client address, by design of the soak
+            "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
+            "SHUTBOX_RATE_LIMIT_TOKEN": "600/m",
+        }
+        server = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers",
+             str(args.workers)],
+            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+        tally = Tally()
+        try:
+            _wait_ready(url)
+            deadline = time.monotonic() + args.duration
+            boxes: list[str] = []
+            start_memory: list[int] = []
 
-        async def sample_after_warmup() -> None:
-            # Caches, pools and the solver tables fill up in the first fifth of the run.
-            await asyncio.sleep(args.duration / 5)
-            start_memory.extend(worker_memory(server))
+            async def sample_after_warmup() -> None:
+                # Caches, pools and the solver tables fill up in the first fifth of the run.
+                await asyncio.sleep(args.duration / 5)
+                start_memory.extend(worker_memory(server))
 
-        async def load() -> None:
-            await asyncio.gather(
-                sample_after_warmup(),
-                *(client_loop(url, deadline, tally, boxes, n) for n in range(args.clients)),
-            )
+            async def load() -> None:
+                await asyncio.gather(
+                    sample_after_warmup(),
+                    *(client_loop(url, deadline, tally, boxes, n) for n in range(args.clients)),
+                )
 
-        started = time.monotonic()
-        asyncio.run(load())
-        elapsed = time.monotonic() - started
-        end_memory = worker_memory(server)
-        problems = asyncio.run(audit(database_url, tally))
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=30)
-        asyncio.run(_admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
-        client = redis.Redis.from_url(REDIS_URL)
-        for key in client.scan_iter(match=f"{prefix}*"):
-            client.unlink(key)
-        client.close()
+            started = time.monotonic()
+            asyncio.run(load())
+            elapsed = time.monotonic() - started
+            end_memory = worker_memory(server)
+            problems = asyncio.run(audit(database_url, tally))
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=30)
+            client = redis.Redis.from_url(REDIS_URL)
+            for key in client.scan_iter(match=f"{prefix}*"):
+                client.unlink(key)
+            client.close()
 
     requests = sum(tally.statuses.values())
     p99 = statistics.quantiles(tally.latencies, n=100)[98] * 1000 if tally.latencies else 0.0
@@ -284,14 +274,6 @@ def main() -> int:
     for problem in problems:
         print(f"audit: {problem}")
     return 1 if tally.errors or problems else 0
-
-
-async def _admin(sql: str) -> None:
-    connection = await asyncpg.connect(ADMIN_URL)
-    try:
-        await connection.execute(sql)
-    finally:
-        await connection.close()
 
 
 def _wait_ready(url: str) -> None:

@@ -17,11 +17,10 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractContextManager, asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import httpx
@@ -29,6 +28,7 @@ import msgspec
 import pytest
 import redis
 
+from benchmarks.processes import throwaway_database
 from service.clock import FixedClock
 from service.settings import Settings
 
@@ -40,30 +40,9 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 SECRET = "test-secret"
 
 
-def _with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=f"/{name}"))
-
-
-@contextmanager
-def own_database(prefix: str = "shutbox_test") -> Iterator[str]:
+def own_database(prefix: str = "shutbox_test") -> AbstractContextManager[str]:
     """A new empty database, dropped when done: its URL."""
-    import asyncio
-
-    name = f"{prefix}_{secrets.token_hex(6)}"
-
-    async def admin(sql: str) -> None:
-        connection = await asyncpg.connect(ADMIN_URL)
-        try:
-            await connection.execute(sql)
-        finally:
-            await connection.close()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    try:
-        yield _with_database(ADMIN_URL, name)
-    finally:
-        asyncio.run(admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    return throwaway_database(ADMIN_URL, prefix)
 
 
 @pytest.fixture(scope="session")

@@ -99,6 +99,17 @@ async def transfer_code(client: httpx.AsyncClient, player: dict[str, str]) -> di
     return offered
 
 
+@pytest.fixture
+async def code(client: httpx.AsyncClient) -> str:
+    """The transfer code of a new player."""
+    return (await transfer_code(client, await new_player(client)))["code"]
+
+
+async def claim(client: httpx.AsyncClient, code: str, **body: str) -> httpx.Response:
+    """``POST /v1/players/claim`` of ``code`` (with the new device's ``token``, if given)."""
+    return await client.post("/v1/players/claim", json={"code": code, **body})
+
+
 async def test_a_new_phone_keeps_the_player(client: httpx.AsyncClient, clock: FixedClock) -> None:
     old = await new_player(client, name="Mover", time_zone="Europe/Oslo")
     offered = await transfer_code(client, old)
@@ -106,7 +117,7 @@ async def test_a_new_phone_keeps_the_player(client: httpx.AsyncClient, clock: Fi
     assert len(code) == TRANSFER_LENGTH and offered["display_code"] == display(code)
     assert datetime.fromisoformat(offered["expires_at"]) == NOW + timedelta(minutes=15)
 
-    claimed = await client.post("/v1/players/claim", json={"code": offered["display_code"]})
+    claimed = await claim(client, offered["display_code"])
     assert claimed.status_code == 200, claimed.text
     new = claimed.json()
     assert (new["id"], new["name"], new["time_zone"]) == (old["id"], "Mover", "Europe/Oslo")
@@ -114,7 +125,7 @@ async def test_a_new_phone_keeps_the_player(client: httpx.AsyncClient, clock: Fi
     assert (await client.get("/v1/players/me", headers=auth(new))).status_code == 200
     stale = await client.get("/v1/players/me", headers=auth(old))
     assert stale.status_code == 401  # the old token is dead at once
-    spent = await client.post("/v1/players/claim", json={"code": code})
+    spent = await claim(client, code)
     assert spent.status_code == 404 and spent.json()["type"] == "/problems/unknown-transfer-code"
 
 
@@ -124,19 +135,17 @@ async def test_a_transfer_code_expires_and_a_new_one_replaces_it(
     player = await new_player(client)
     first = (await transfer_code(client, player))["code"]
     second = (await transfer_code(client, player))["code"]
-    replaced = await client.post("/v1/players/claim", json={"code": first})
+    replaced = await claim(client, first)
     assert replaced.status_code == 404
     clock.set(NOW + timedelta(minutes=15))
-    expired = await client.post("/v1/players/claim", json={"code": second})
+    expired = await claim(client, second)
     assert expired.status_code == 404
     assert (await client.get("/v1/players/me", headers=auth(player))).status_code == 200
 
 
 async def test_every_typo_and_adjacent_swap_of_a_transfer_code_is_400(
-    client: httpx.AsyncClient,
+    client: httpx.AsyncClient, code: str
 ) -> None:
-    player = await new_player(client)
-    code = (await transfer_code(client, player))["code"]
     wrong = set()
     for position in range(len(code)):
         for typed in ALPHABET:
@@ -146,26 +155,24 @@ async def test_every_typo_and_adjacent_swap_of_a_transfer_code_is_400(
         if code[position] != code[position + 1]:
             wrong.add(code[:position] + code[position + 1] + code[position] + code[position + 2 :])
     for typo in sorted(wrong):
-        response = await client.post("/v1/players/claim", json={"code": typo})
+        response = await claim(client, typo)
         assert response.status_code == 400, typo
         assert response.json()["type"] == "/problems/mistyped-code"
-    malformed = await client.post("/v1/players/claim", json={"code": "7M3Q-K2ZD2"})  # a box code
+    malformed = await claim(client, "7M3Q-K2ZD2")  # a box code
     assert malformed.status_code == 400 and malformed.json()["type"] == "/problems/invalid-code"
     # After all of that, the right code still works.
-    assert (await client.post("/v1/players/claim", json={"code": code})).status_code == 200
+    assert (await claim(client, code)).status_code == 200
 
 
 async def test_a_claim_with_the_clients_own_token_can_be_retried(
-    client: httpx.AsyncClient,
+    client: httpx.AsyncClient, code: str
 ) -> None:
-    player = await new_player(client)
-    code = (await transfer_code(client, player))["code"]
     token = own_token()
-    first = await client.post("/v1/players/claim", json={"code": code, "token": token})
-    retried = await client.post("/v1/players/claim", json={"code": code, "token": token})
+    first = await claim(client, code, token=token)
+    retried = await claim(client, code, token=token)
     assert first.status_code == retried.status_code == 200
     assert first.json() == retried.json() and first.json()["token"] == token
-    stolen = await client.post("/v1/players/claim", json={"code": code, "token": own_token()})
+    stolen = await claim(client, code, token=own_token())
     assert stolen.status_code == 404  # spent: only the claim's own retry finds it
 
 
@@ -191,10 +198,7 @@ async def test_account_creation_has_its_own_limit(default_limits: httpx.AsyncCli
 
 
 async def test_claims_are_limited_per_address(default_limits: httpx.AsyncClient) -> None:
-    attempts = [
-        await default_limits.post("/v1/players/claim", json={"code": "0000-0000-00000"})
-        for _ in range(25)
-    ]
+    attempts = [await claim(default_limits, "0000-0000-00000") for _ in range(25)]
     statuses = [a.status_code for a in attempts]
     assert 429 in statuses and statuses.index(429) == 20
     assert set(statuses[:20]) <= {400, 404}
@@ -319,7 +323,7 @@ async def test_no_token_or_code_is_stored_anywhere(
         )
         assert run.status_code == 201
     offered = await transfer_code(client, plain)
-    claimed = (await client.post("/v1/players/claim", json={"code": offered["code"]})).json()
+    claimed = (await claim(client, offered["code"])).json()
     second = await transfer_code(client, own)  # a live, unclaimed code
     secrets_seen += [claimed["token"], offered["code"], second["code"]]
 

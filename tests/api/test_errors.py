@@ -21,30 +21,28 @@ def assert_problem(response: httpx.Response, status: int, type_: str) -> dict[st
 
 
 @pytest.mark.parametrize(
-    ("body", "status", "type_", "says"),
+    ("body", "says"),
     [
-        (b'{"dice": [[3, 4]', 400, "/problems/invalid-request", ""),
-        (b"not json at all", 400, "/problems/invalid-request", ""),
-        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [], "colour": 1}', 400, "/problems/invalid-request", "colour"),
-        (b'{"dice": "3,4", "moves": []}', 400, "/problems/invalid-request", "dice"),
-        (b'{"dice": [[3, 7]], "moves": []}', 400, "/problems/invalid-request", "dice"),
-        (b'{"dice": [[0, 1]], "moves": []}', 400, "/problems/invalid-request", "dice"),
-        (b'{"moves": []}', 400, "/problems/invalid-request", "dice"),
-        (b'{"rules": {"tiles": 13}, "dice": [], "moves": []}', 400, "/problems/invalid-request", "tiles"),
-        (b'{"rules": {"one_die": "x"}, "dice": [], "moves": []}', 400, "/problems/invalid-request", "one_die"),
-        (b'{"rules": {"start": [10]}, "dice": [], "moves": []}', 400, "/problems/invalid-request", "start"),
-        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [[13]]}', 400, "/problems/invalid-request", "moves"),
-        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [{"dice": 3, "tiles": [1]}]}', 400, "/problems/invalid-request", "dice"),
-        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [{"tiles": [1], "x": 1}]}', 400, "/problems/invalid-request", "x"),
+        (b'{"dice": [[3, 4]', ""),
+        (b"not json at all", ""),
+        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [], "colour": 1}', "colour"),
+        (b'{"dice": "3,4", "moves": []}', "dice"),
+        (b'{"dice": [[3, 7]], "moves": []}', "dice"),
+        (b'{"dice": [[0, 1]], "moves": []}', "dice"),
+        (b'{"moves": []}', "dice"),
+        (b'{"rules": {"tiles": 13}, "dice": [], "moves": []}', "tiles"),
+        (b'{"rules": {"one_die": "x"}, "dice": [], "moves": []}', "one_die"),
+        (b'{"rules": {"start": [10]}, "dice": [], "moves": []}', "start"),
+        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [[13]]}', "moves"),
+        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [{"dice": 3, "tiles": [1]}]}', "dice"),
+        (b'{"dice": [[1,1],[1,1],[1,1]], "moves": [{"tiles": [1], "x": 1}]}', "x"),
     ],
 )  # fmt: skip
-async def test_malformed_bodies_are_400(
-    client: httpx.AsyncClient, body: bytes, status: int, type_: str, says: str
-) -> None:
+async def test_malformed_bodies_are_400(client: httpx.AsyncClient, body: bytes, says: str) -> None:
     response = await client.post(
         "/v1/analyze", content=body, headers={"content-type": "application/json"}
     )
-    problem = assert_problem(response, status, type_)
+    problem = assert_problem(response, 400, "/problems/invalid-request")
     assert says in problem["detail"]
 
 

@@ -62,26 +62,24 @@ def _run(node: str, script: str, server: ServerProcess) -> str:
     return done.stdout
 
 
-def test_daily_dice_played_to_the_end(server_env: dict[str, str]) -> None:
-    output = run_scenario("daily.mjs", server_env)
-    assert "daily-3-result.png" in output
-
-
-def test_friend_box_by_code_between_two_players(server_env: dict[str, str]) -> None:
-    output = run_scenario("friend_box.mjs", server_env)
-    assert "box-4-result-phone.png" in output
-
-
-def test_solo_variants_with_hints(server_env: dict[str, str]) -> None:
-    output = run_scenario("solo.mjs", server_env)
-    assert "solo-3-result-phone.png" in output
-
-
-def test_moving_the_player_to_another_device(server_env: dict[str, str]) -> None:
-    output = run_scenario("account.mjs", server_env)
-    assert "account-2-claimed.png" in output
-
-
-def test_the_page_in_german_then_norwegian(server_env: dict[str, str]) -> None:
-    output = run_scenario("language.mjs", server_env)
-    assert "language-2-nb.png" in output
+@pytest.mark.parametrize(
+    ("script", "last_screenshot"),
+    [
+        pytest.param("daily.mjs", "daily-3-result.png", id="daily_dice_played_to_the_end"),
+        pytest.param(
+            "friend_box.mjs",
+            "box-4-result-phone.png",
+            id="friend_box_by_code_between_two_players",
+        ),
+        pytest.param("solo.mjs", "solo-3-result-phone.png", id="solo_variants_with_hints"),
+        pytest.param(
+            "account.mjs", "account-2-claimed.png", id="moving_the_player_to_another_device"
+        ),
+        pytest.param("language.mjs", "language-2-nb.png", id="the_page_in_german_then_norwegian"),
+    ],
+)
+def test_a_scenario_plays_through(
+    script: str, last_screenshot: str, server_env: dict[str, str]
+) -> None:
+    output = run_scenario(script, server_env)
+    assert last_screenshot in output

@@ -45,6 +45,22 @@ async function backOff(response: Response): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 }
 
+/**
+ * A problem not handled on its own: back off when it is one of `waitOn` (types the
+ * operation documents, or the call does not compile), else show its detail.
+ */
+async function waitOrShow<T extends string>(
+  error: { type: T; detail: string },
+  response: Response,
+  waitOn: readonly NoInfer<T>[],
+): Promise<void> {
+  if (waitOn.includes(error.type)) {
+    await backOff(response);
+  } else {
+    show(error.detail);
+  }
+}
+
 // --- Operations -----------------------------------------------------------------------
 
 const healthz: Step = async (api) => {
@@ -113,11 +129,8 @@ const getMe: Step = async (api) => {
     case "/problems/unauthorized":
       show("sign in again:", response.headers.get("WWW-Authenticate"), error.detail);
       break;
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -142,11 +155,8 @@ const updateMe: Step = async (api) => {
     case "/problems/unauthorized":
       show("sign in again");
       break;
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -190,11 +200,8 @@ const offerTransfer: Step = async (api) => {
     case "/problems/unauthorized":
       show(error.detail);
       break;
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -221,11 +228,8 @@ const claimTransfer: Step = async (api) => {
     case "/problems/weak-token":
       show("make a new token:", error.detail);
       break;
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -364,11 +368,8 @@ const getMyDailyRun: Step = async (api) => {
     case "/problems/no-official-run":
       show("not played yet:", error.detail);
       break;
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -392,11 +393,8 @@ const getDailyLeaderboard: Step = async (api) => {
     case "/problems/unknown-date":
       show(error.detail);
       break;
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -409,10 +407,8 @@ const getDailyShareText: Step = async (api) => {
     show(text);
   } else if (error.type === "/problems/no-official-run") {
     show("nothing to share yet");
-  } else if (error.type === "/problems/rate-limited") {
-    await backOff(response);
   } else {
-    show(error.detail);
+    await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -434,11 +430,8 @@ const createBox: Step = async (api) => {
     case "/problems/unauthorized":
       show("sign in again");
       break;
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -461,11 +454,8 @@ const getBox: Step = async (api) => {
     case "/problems/unknown-box":
       show(error.detail);
       break;
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -504,12 +494,8 @@ const submitBoxRun: Step = async (api) => {
     case "/problems/mistyped-code":
       show(error.detail);
       break;
-    case "/problems/solver-busy":
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"]);
   }
 };
 
@@ -531,11 +517,8 @@ const getBoxResults: Step = async (api) => {
     case "/problems/unknown-box":
       show(error.detail);
       break;
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -570,12 +553,8 @@ const analyzeRun: Step = async (api) => {
     case "/problems/invalid-dice":
       show(error.detail);
       break;
-    case "/problems/solver-busy":
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"]);
   }
 };
 
@@ -599,12 +578,8 @@ const hint: Step = async (api) => {
     case "/problems/one-die-not-allowed":
       show(error.detail);
       break;
-    case "/problems/solver-busy":
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"]);
   }
 };
 
@@ -622,12 +597,8 @@ const solution: Step = async (api) => {
     case "/problems/tile-repeated":
       show(error.detail);
       break;
-    case "/problems/solver-busy":
-    case "/problems/rate-limited":
-      await backOff(response);
-      break;
     default:
-      show(error.detail);
+      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"]);
   }
 };
 

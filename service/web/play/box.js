@@ -2,7 +2,7 @@
 // against the owner's final position; the result versus the owner and everyone's results.
 import { api, uuid } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
-import { Round } from './game.js';
+import { keptRound } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
 import { copyButton, renderResult } from './result.js';
 import { _, formatNumber, formatTime, ngettext } from './strings.js';
@@ -138,23 +138,20 @@ export function boxView() {
       finished(null, _('You have played this box already.'));
       return;
     }
-    const saved = loadJSON(progressKey, null);
-    const key = saved?.key ?? uuid();
-    const start = () => {
-      round = new Round({
-        rules: box.rules,
-        dice: box.dice,
-        moves: saved?.moves ?? [],
-        label: _('Box {code}', { code: box.display_code }),
-        onMove: (moves) => saveJSON(progressKey, { key, moves }),
-        onEnd: ({ moves }) => setTimeout(() => submit(moves, key), 900),
-      });
-      forms.hidden = true; // one thing at a time while the round is on
-      clear(stage, round.el);
-      round.focus();
-    };
-    if (saved?.moves?.length || autostart) start();
-    else clear(stage, h('div', { class: 'start-card' }, h('button', { type: 'button', class: 'primary big', onclick: start }, _('Play this box'))));
+    keptRound({
+      storageKey: progressKey,
+      rules: box.rules,
+      dice: box.dice,
+      label: _('Box {code}', { code: box.display_code }),
+      stage,
+      startLabel: _('Play this box'),
+      submit,
+      autostart,
+      onStart: (started) => {
+        round = started;
+        forms.hidden = true; // one thing at a time while the round is on
+      },
+    });
   }
 
   async function open(code, mode) {

@@ -1,8 +1,8 @@
 // Daily Dice: today's dice in the player's time zone, one official run, its result.
-import { api, uuid } from './api.js';
+import { api } from './api.js';
 import { clear, h } from './dom.js';
-import { Round } from './game.js';
-import { ensurePlayer, loadJSON, refreshPlayer, saveJSON, todayIn } from './player.js';
+import { keptRound } from './game.js';
+import { ensurePlayer, refreshPlayer, saveJSON, todayIn } from './player.js';
 import { renderResult } from './result.js';
 import { _, formatDate } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
@@ -57,29 +57,18 @@ export function dailyView() {
   }
 
   function play(daily) {
-    const saved = loadJSON(progressKey(), null);
-    const key = saved?.key ?? uuid();
-    const start = () => {
-      round = new Round({
-        rules: daily.rules,
-        dice: daily.dice,
-        moves: saved?.moves ?? [],
-        label: _('Today’s round'),
-        onMove: (moves) => saveJSON(progressKey(), { key, moves }),
-        onEnd: ({ moves }) => {
-          saveJSON(progressKey(), { key, moves, ended: true });
-          setTimeout(() => submit(moves, key), 900); // a moment to see the last roll
-        },
-      });
-      clear(body, round.el);
-      round.focus();
-    };
-    if (saved?.moves?.length) {
-      start();
-      return;
-    }
-    const button = h('button', { type: 'button', class: 'primary big', onclick: start }, _('Start today’s round'));
-    clear(body, h('div', { class: 'start-card' }, button));
+    keptRound({
+      storageKey: progressKey(),
+      rules: daily.rules,
+      dice: daily.dice,
+      label: _('Today’s round'),
+      stage: body,
+      startLabel: _('Start today’s round'),
+      submit,
+      onStart: (started) => {
+        round = started;
+      },
+    });
   }
 
   async function load() {

@@ -1,6 +1,8 @@
 // One round on a fixed list of dice: the tiles, one roll at a time (later rolls are
 // never put in the page), the player's choice of tiles, and the moves for the API.
+import { uuid } from './api.js';
 import { clear, die, h } from './dom.js';
+import { loadJSON, saveJSON } from './player.js';
 import * as R from './rules.js';
 import { _, formatMove, formatNumber, formatPercent } from './strings.js';
 
@@ -416,4 +418,43 @@ export class Round {
       this.showHint();
     }
   }
+}
+
+/**
+ * A round of an official run (the Daily Dice, a Friend Box) kept across reloads: its moves
+ * saved under `storageKey` as they are made, with the Idempotency-Key its run is sent with,
+ * so that a reload resumes it and a resent run is the same run. It starts at once when
+ * there are moves to resume (or with `autostart`), else from a button.
+ * @param {object} options
+ * @param {string} options.storageKey where the progress is kept (loadJSON, saveJSON)
+ * @param {object} options.rules the rules object
+ * @param {number[][]} options.dice the rolls
+ * @param {string} options.label what the round is, for screen readers
+ * @param {HTMLElement} options.stage where the round (or its start button) is put
+ * @param {string} options.startLabel the start button's text
+ * @param {Function} options.submit (moves, key) → sends the run, a moment after the end
+ * @param {Function} [options.onStart] called with the round when it starts
+ * @param {boolean} [options.autostart] start without the button
+ */
+export function keptRound({ storageKey, rules, dice, label, stage, startLabel, submit, onStart = () => {}, autostart = false }) {
+  const saved = loadJSON(storageKey, null);
+  const key = saved?.key ?? uuid();
+  const start = () => {
+    const round = new Round({
+      rules,
+      dice,
+      moves: saved?.moves ?? [],
+      label,
+      onMove: (moves) => saveJSON(storageKey, { key, moves }),
+      onEnd: ({ moves }) => {
+        saveJSON(storageKey, { key, moves, ended: true });
+        setTimeout(() => submit(moves, key), 900); // a moment to see the last roll
+      },
+    });
+    onStart(round);
+    clear(stage, round.el);
+    round.focus();
+  };
+  if (saved?.moves?.length || autostart) start();
+  else clear(stage, h('div', { class: 'start-card' }, h('button', { type: 'button', class: 'primary big', onclick: start }, startLabel)));
 }
