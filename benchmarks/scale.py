@@ -21,10 +21,9 @@ Everything on loopback (127.0.0.1), in this order:
   (a port of its own, no persistence, a key prefix of its own). The larger date is
   today for its players (UTC), the smaller one for theirs (Pacific/Kiritimati, UTC+14,
   where the next day has begun): both dates take submissions at once;
-- single requests (100 of each by default after a flush, 400 in the other states, so
-  that a p99 is not one sample's),
-  one at a time on one keep-alive connection, each timed, the two
-  dates taking turns sample by sample (so that what drifts on this noisy machine falls
+- single requests (1,000 of each by default, so that a p99 rests on the slowest ten,
+  not on one stalled sample), one at a time on one keep-alive connection, each timed,
+  the two dates taking turns sample by sample (so that what drifts on this noisy machine falls
   on both sizes alike, and the ratios measure the data, not the minute): a new player's
   official run ``POST /v1/daily/{date}/runs`` (the player made first, untimed),
   ``GET /v1/daily/{date}/runs/me``, ``GET /v1/daily/{date}/leaderboard`` (as a player who
@@ -33,10 +32,13 @@ Everything on loopback (127.0.0.1), in this order:
 
   * ``redis``: Redis up, its mirrors as they come;
   * ``flush``: every sample cold: the prefix's keys deleted in Redis just before each
-    request; before the two reads that use the rank mirror (runs/me, history), a wait
-    past its lifetime as well, so that the workers' in-process copies have expired too
-    (a flush empties Redis, not the workers' memory; one wait serves the request on
-    each date, as each date's copy is its own);
+    request; before the two reads that use the rank mirror (runs/me, history), an
+    official run of the date stored first (untimed, a spare new player's) on the same
+    connection, so that the worker serving the read has forgotten its in-process copy
+    of the date's histogram too (a flush empties Redis, not the workers' memory; a
+    worker forgets a date's copy as soon as it has stored runs of it, as it would
+    after its copy's lifetime of a couple of seconds). After each such read the
+    date's mirror must be back in Redis: the read rebuilt it from PostgreSQL;
   * ``stopped``: the same server, its redis-server stopped (SIGTERM) under it: what a
     Redis outage costs a running service (not a service started without Redis);
 
@@ -77,7 +79,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -85,7 +86,6 @@ from datetime import UTC, date, datetime, timedelta
 from datetime import time as clock_time
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
 import httpx
@@ -96,8 +96,15 @@ import redis
 ROOT: Final = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.processes import HOST, Spawned, free_port, log_tail, positive  # noqa: E402
-from service.store.players import token_hash  # noqa: E402
+from benchmarks.processes import (  # noqa: E402
+    HOST,
+    Spawned,
+    free_port,
+    insert_players,
+    log_tail,
+    positive,
+    throwaway_database,
+)
 from service.store.ranks import MIRRORED_FOR_SECONDS  # noqa: E402
 from tests.api.helpers import legal_runs  # noqa: E402
 
@@ -114,9 +121,6 @@ STOP_SECONDS: Final = 20.0
 REQUEST_TIMEOUT: Final = 10.0
 # Past the rank mirror's lifetime: a worker's in-process copy of a histogram has expired.
 MIRROR_EXPIRED_SECONDS: Final = MIRRORED_FOR_SECONDS + 0.3
-# With Redis up or stopped a sample costs milliseconds (no wait for the mirror): four
-# times as many, so that a p99 rests on the slowest few of 400, not on one of 100.
-UNFLUSHED_TIMES: Final = 4
 WARMUP_PLAYERS: Final = 5
 LEGAL_RUNS: Final = 64
 
@@ -269,28 +273,6 @@ class Server(Spawned):
 # The database -------------------------------------------------------------------------------
 
 
-def with_database(url: str, name: str) -> str:
-    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
-
-
-async def _execute(url: str, statement: str) -> None:
-    connection = await asyncpg.connect(url)
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
-
-
-@contextmanager
-def throwaway_database(admin_url: str) -> Iterator[str]:
-    name = f"shutbox_scale_{secrets.token_hex(4)}"
-    asyncio.run(_execute(admin_url, f'CREATE DATABASE "{name}"'))
-    try:
-        yield with_database(admin_url, name)
-    finally:
-        asyncio.run(_execute(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-
-
 SIZES_SQL: Final = """
 SELECT 'players' AS part, pg_total_relation_size('players') AS bytes
 UNION ALL
@@ -356,26 +338,6 @@ async def _rank_in_sql(url: str, day: date, score: int) -> dict[str, Any]:
         "players": players,
         "percentile": round(100 * int(row["worse"]) / players, 2) if players else 0.0,
     }
-
-
-PLAYER_COLUMNS: Final = ("id", "name", "time_zone", "token_hash", "created_at")
-
-
-async def _insert_players(url: str, tokens: Sequence[str], created_at: datetime, zone: str) -> None:
-    records = [(uuid.uuid4(), None, zone, token_hash(token), created_at) for token in tokens]
-    connection = await asyncpg.connect(url)
-    try:
-        await connection.copy_records_to_table("players", records=records, columns=PLAYER_COLUMNS)
-        await connection.execute("ANALYZE players")
-    finally:
-        await connection.close()
-
-
-def inserted_players(url: str, count: int, created_at: datetime, zone: str) -> list[str]:
-    """``count`` new players in ``zone``, straight into the database: their tokens."""
-    tokens = [secrets.token_urlsafe(32) for _ in range(count)]
-    asyncio.run(_insert_players(url, tokens, created_at, zone))
-    return tokens
 
 
 # Fills --------------------------------------------------------------------------------------
@@ -548,18 +510,48 @@ def warm_up(client: Client, base_url: str, sizes: Sequence[Size]) -> None:
 Timings = dict[str, list[float]]
 
 
+class Cold:
+    """What makes every sample of the ``flush`` state cold: the prefix's Redis keys
+    deleted just before each request; before a read that uses the rank mirror, first an
+    official run of its date stored (untimed, a spare new player's) on the same
+    connection, so by the worker that serves the read, which forgets its in-process copy
+    of a date's histogram as soon as it has stored runs of it. After each such read the
+    date's histogram must be back in Redis: proof that the read rebuilt it from
+    PostgreSQL (a read served by an in-process copy writes nothing to Redis)."""
+
+    def __init__(self, keys: redis.Redis, prefix: str) -> None:
+        self.keys, self.prefix = keys, prefix
+        self.rebuilt = 0
+
+    def flush(self) -> None:
+        found = list(self.keys.scan_iter(match=f"{self.prefix}*", count=1000))
+        if found:
+            self.keys.unlink(*found)
+
+    def mirror_key(self, day: date) -> str:
+        return f"{self.prefix.rstrip(':')}:{{{day.isoformat()}}}:histogram"
+
+    def check_rebuilt(self, day: date, kind: str) -> None:
+        if not self.keys.exists(self.mirror_key(day)):
+            raise SystemExit(f"scale: {kind} on {day} after a flush did not rebuild the mirror")
+        self.rebuilt += 1
+
+
 def measure_state(
-    client: Client, sizes: Sequence[Size], samples: int, flush: Callable[[], None] | None
+    client: Client, sizes: Sequence[Size], samples: int, cold: Cold | None
 ) -> tuple[dict[date, Timings], dict[date, list[str]]]:
     """``samples`` of each request on each date, one at a time, the dates taking turns
     (what drifts on the machine meanwhile falls on both alike): each new player's run,
-    then the reads as that player. ``flush``: called before each request (every sample
-    cold), and the reads that use the rank mirror wait for its in-process copy to
-    expire first."""
+    then the reads as that player. ``cold``: every request made cold first (the
+    ``flush`` state)."""
     tokens = {size.day: [client.new_player(size.zone) for _ in range(samples)] for size in sizes}
+    spares = {
+        size.day: [client.new_player(size.zone) for _ in range(2 * samples if cold else 0)]
+        for size in sizes
+    }
     timings = {size.day: {kind: [] for kind in (*KINDS, REFERENCE)} for size in sizes}
     with client_gc_paused():
-        _measure(client, sizes, tokens, timings, flush)
+        _measure(client, sizes, tokens, spares, timings, cold)
     return timings, tokens
 
 
@@ -580,19 +572,17 @@ def _measure(
     client: Client,
     sizes: Sequence[Size],
     tokens: dict[date, list[str]],
+    spares: dict[date, list[str]],
     timings: dict[date, Timings],
-    flush: Callable[[], None] | None,
+    cold: Cold | None,
 ) -> None:
-    def cold() -> None:
-        if flush is not None:
-            flush()
-
     def in_turn(n: int) -> Sequence[Size]:
         return sizes if n % 2 == 0 else sizes[::-1]  # neither date always first
 
     for n in range(len(tokens[sizes[0].day])):
         for size in in_turn(n):
-            cold()
+            if cold is not None:
+                cold.flush()
             timings[size.day]["submit"].append(client.submit(size.day, tokens[size.day][n]))
     reads: tuple[tuple[str, bool, Callable[[date, str], float]], ...] = (
         ("runs_me", True, lambda day, token: client.runs_me(day, token)[0]),
@@ -601,13 +591,14 @@ def _measure(
     )
     for n in range(len(tokens[sizes[0].day])):
         for kind, uses_mirror, read in reads:
-            # One wait serves both dates: each date's in-process copy is its own, and
-            # the flush before each request leaves the other date's Redis mirror cold.
-            if uses_mirror and flush is not None:
-                time.sleep(MIRROR_EXPIRED_SECONDS)
             for size in in_turn(n):
-                cold()
+                if cold is not None:
+                    if uses_mirror:
+                        client.submit(size.day, spares[size.day].pop())
+                    cold.flush()
                 timings[size.day][kind].append(read(size.day, tokens[size.day][n]))
+                if cold is not None and uses_mirror:
+                    cold.check_rebuilt(size.day, kind)
         for size in in_turn(n):
             timings[size.day][REFERENCE].append(client.healthz())
 
@@ -817,17 +808,16 @@ def run_stages(
     server: Server | None = None
     keys = redis.Redis.from_url(own_redis.url, socket_timeout=2, socket_connect_timeout=2)
 
-    def flush() -> None:
-        found = list(keys.scan_iter(match=f"{prefix}*", count=1000))
-        if found:
-            keys.unlink(*found)
+    cold = Cold(keys, prefix)
+    flush = cold.flush
 
     def measured(state: str, redis_pid: int | None) -> dict[date, list[str]]:
-        samples = args.samples if state == "flush" else args.samples * UNFLUSHED_TIMES
-        progress(f"{STATE_NAMES[state]}, {samples} samples of each request on each date")
+        progress(f"{STATE_NAMES[state]}, {args.samples} samples of each request on each date")
         cpu_before = cpu_snapshot(server.process.pid, redis_pid)
         started = time.perf_counter()
-        timings, tokens = measure_state(client, sizes, samples, flush if state == "flush" else None)
+        timings, tokens = measure_state(
+            client, sizes, args.samples, cold if state == "flush" else None
+        )
         cpu[state] = cpu_shares(
             cpu_before, cpu_snapshot(server.process.pid, redis_pid), time.perf_counter() - started
         )
@@ -848,13 +838,14 @@ def run_stages(
             warm_up(client, server.url, sizes)
             for state in ("redis", "flush"):
                 tokens = measured(state, own_redis.process.pid)
+            progress(f"after a flush, {cold.rebuilt} reads each rebuilt the rank mirror")
             large = stages[-1]
             large.paced = Paced(
                 args.paced_rate, args.paced_seconds, args.paced_concurrency, args.paced_client
             )
             count = math.ceil(args.paced_rate * args.paced_seconds)
             created_at = datetime.fromisoformat(env["SHUTBOX_TEST_NOW"]) - timedelta(hours=1)
-            paced_tokens = inserted_players(db_url, count, created_at, large.size.zone)
+            paced_tokens = insert_players(db_url, count, created_at, large.size.zone)
             progress(
                 f"{large.runs:,} runs: paced at {args.paced_rate:g}/s for"
                 f" {args.paced_seconds:g} s ({count} new players)"
@@ -972,9 +963,10 @@ def print_report(
     )
     print(
         "Redis: a redis-server of the benchmark's own; 'after flush': the prefix's keys"
-        " deleted before each request (reads using the rank mirror: after"
-        f" {MIRROR_EXPIRED_SECONDS:g} s, its in-process copy expired); 'Redis stopped': that"
-        " redis-server stopped (SIGTERM) under the running server"
+        " deleted before each request (before a read using the rank mirror, first a run of"
+        " its date stored, untimed, on the same connection: the worker forgets its"
+        " in-process copy; each such read checked to have rebuilt the mirror); 'Redis"
+        " stopped': that redis-server stopped (SIGTERM) under the running server"
     )
     print()
     print("fills (shutbox synth-day, subprocess wall time; then VACUUM (ANALYZE) and CHECKPOINT):")
@@ -1010,9 +1002,8 @@ def print_report(
     )
     print()
     samples = len(small.timings["redis"]["submit"])
-    flushed = len(small.timings["flush"]["submit"])
     print(
-        f"single requests, one at a time, {samples} samples each ({flushed} after a flush), ms"
+        f"single requests, one at a time, {samples} samples each, ms"
         f" (targets at both sizes; x: {b}/{a}, at most {GROWTH_RATIO:g} for median and p99)"
     )
     header = (
@@ -1144,7 +1135,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--quick", action="store_true", help="a smoke run: small and short")
-    parser.add_argument("--samples", type=positive, help="samples of each request (100; quick 10)")
+    parser.add_argument("--samples", type=positive, help="samples of each request (1000; quick 10)")
     parser.add_argument(
         "--date",
         type=date.fromisoformat,
@@ -1163,7 +1154,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     if args.samples is None:
-        args.samples = 10 if args.quick else 100
+        args.samples = 10 if args.quick else 1000
     if args.paced_seconds is None:
         args.paced_seconds = 3.0 if args.quick else 20.0
     if not 0 < args.paced_rate <= 5000 or not 0 < args.paced_seconds <= 300:
@@ -1185,7 +1176,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     small_runs, large_runs = args.sizes
     with (
         tempfile.TemporaryDirectory(prefix="shutbox-scale-") as scratch_dir,
-        throwaway_database(args.postgres) as db_url,
+        throwaway_database(args.postgres, "shutbox_scale") as db_url,
     ):
         scratch = Path(scratch_dir)
         env = python_env(
