@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Sequence
-from typing import Final, Protocol
+from typing import Final, Protocol, TypeVar
 
 import msgspec
 
@@ -32,11 +32,13 @@ from service.rules.replay import Move
 from service.rules.ruleset import SUM_LE_6, OpenTiles, Roll, Rules, tiles_of
 from service.rules.solver import Tables
 
+T = TypeVar("T")
+
 
 class Strategy(Protocol):
-    """A computer player: weights over its choices (for its exact expected score; they
-    need not sum to 1), and the choices it makes in a game (``rng`` is None unless the
-    strategy ``uses_rng``)."""
+    """A computer player: weights over its choices, which need not sum to 1. They give
+    its exact expected score, and its choices in a game: a draw by the weights with the
+    game's random numbers if it ``uses_rng``, else the one choice its weights are on."""
 
     name: str
     uses_rng: bool
@@ -48,22 +50,6 @@ class Strategy(Protocol):
     def move_weights(
         self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
     ) -> Sequence[float]: ...
-
-    def play_dice(
-        self,
-        tables: Tables,
-        position: OpenTiles,
-        choices: tuple[int, ...],
-        rng: random.Random | None,
-    ) -> int: ...
-
-    def play_move(
-        self,
-        tables: Tables,
-        position: OpenTiles,
-        children: tuple[OpenTiles, ...],
-        rng: random.Random | None,
-    ) -> OpenTiles: ...
 
 
 def _one_hot(size: int, index: int) -> list[float]:
@@ -85,26 +71,6 @@ class Easy:
         self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
     ) -> Sequence[float]:
         return [1.0] * len(children)
-
-    def play_dice(
-        self,
-        tables: Tables,
-        position: OpenTiles,
-        choices: tuple[int, ...],
-        rng: random.Random | None,
-    ) -> int:
-        assert rng is not None
-        return choices[int(rng.random() * len(choices))]
-
-    def play_move(
-        self,
-        tables: Tables,
-        position: OpenTiles,
-        children: tuple[OpenTiles, ...],
-        rng: random.Random | None,
-    ) -> OpenTiles:
-        assert rng is not None
-        return children[int(rng.random() * len(children))]
 
 
 class Deterministic:
@@ -130,24 +96,6 @@ class Deterministic:
         self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
     ) -> Sequence[float]:
         return _one_hot(len(children), children.index(self.choose(tables, position, children)))
-
-    def play_dice(
-        self,
-        tables: Tables,
-        position: OpenTiles,
-        choices: tuple[int, ...],
-        rng: random.Random | None,
-    ) -> int:
-        return self.choose_dice(tables, position)
-
-    def play_move(
-        self,
-        tables: Tables,
-        position: OpenTiles,
-        children: tuple[OpenTiles, ...],
-        rng: random.Random | None,
-    ) -> OpenTiles:
-        return self.choose(tables, position, children)
 
 
 class Medium(Deterministic):
@@ -203,16 +151,26 @@ def play(
         if position == 0:
             break
         choices = tables.dice_choices[position]
-        dice_count = strategy.play_dice(tables, position, choices, rng) if len(choices) > 1 else 2
+        dice_count = 2
+        if len(choices) > 1:
+            dice_count = _chosen(choices, strategy.dice_weights(tables, position, choices), rng)
         children = tables.kids(position, roll, dice_count)
         if not children:
             if dice_count == 1:
                 moves.append(Move(tiles=(), dice=1))
             break
-        child = strategy.play_move(tables, position, children, rng)
+        child = _chosen(children, strategy.move_weights(tables, position, children), rng)
         moves.append(Move(tiles=tiles_of(position ^ child), dice=dice_count))
         position = child
     return ComputerRun(score=tables.score[position], shut=position == 0, moves=tuple(moves))
+
+
+def _chosen(options: Sequence[T], weights: Sequence[float], rng: random.Random | None) -> T:
+    """A draw by the weights (one ``random()``: with equal weights, option
+    ``int(random() * len(options))``), or without random numbers the heaviest option."""
+    if rng is not None:
+        return rng.choices(options, weights)[0]
+    return options[max(range(len(options)), key=weights.__getitem__)]
 
 
 def expected_score(tables: Tables, strategy: Strategy, start: OpenTiles) -> float:
