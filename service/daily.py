@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Final
 
@@ -49,24 +50,17 @@ class DateNotOpen(Exception):
         self.day, self.player, self.now = day, player, now
 
 
+@dataclass(eq=False)
 class DailyRuns:
     """Official daily runs of one process: verified, stored (several to a transaction
     under load), rendered."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool,
-        cache: Cache,
-        secret: bytes,
-        histograms: Histograms,
-        store_batch: Callable[[NewRun], Awaitable[Stored]],
-    ) -> None:
-        self.pool = pool
-        self.cache = cache
-        self.secret = secret
-        self.histograms = histograms
-        self._store_batch = store_batch
-        self._dice: dict[date, IssuedSequence] = {}
+    pool: asyncpg.Pool
+    cache: Cache
+    secret: bytes
+    histograms: Histograms
+    store_batch: Callable[[NewRun], Awaitable[Stored]]
+    _dice: dict[date, IssuedSequence] = field(default_factory=dict, init=False)
 
     async def dice(self, day: date, now: datetime) -> IssuedSequence:
         """The date's dice: issued once, never changed, so kept here as they are."""
@@ -110,7 +104,7 @@ class DailyRuns:
             time_zone=player.time_zone,
         )
         if connection is None:
-            stored = await self._store_batch(new)
+            stored = await self.store_batch(new)
         else:
             stored = await daily.submit(connection, new)
         # The stored run has these very moves (an identical resubmission too): its answer

@@ -23,6 +23,7 @@ import zlib
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Final, TypeVar
 
 import asyncpg
@@ -58,30 +59,25 @@ class TooManySolves(Exception):
         self.retry_after = max(1, math.ceil(wait))
 
 
+@dataclass(eq=False)
 class Solver:
     """One per process: its pool of solver processes, the loads and solves in flight."""
 
-    def __init__(
-        self,
-        pool: asyncpg.Pool | None,
-        *,
-        processes: int = 1,
-        queue: int = 4,
-        per_client: Limit | None = None,
-        limiter: RateLimiter | None = None,
-    ) -> None:
-        self.pool = pool
-        self.processes = processes
-        self.queue = queue
-        self.per_client = per_client
-        self.limiter = limiter
-        # What a solver process runs: a module-level function of the rules as plain data.
-        self.solve_in_process: Callable[[dict[str, object]], bytes] = stored_tables.solve_packed
-        self._executor: ProcessPoolExecutor | None = None
-        self._loads: dict[Rules, asyncio.Task[Tables | None]] = {}
-        self._solves: dict[Rules, asyncio.Task[Tables]] = {}
-        self.solved = 0  # variants this process had solved
-        self.loaded = 0  # variants this process read from PostgreSQL
+    pool: asyncpg.Pool | None
+    _: KW_ONLY
+    processes: int = 1
+    queue: int = 4
+    per_client: Limit | None = None
+    limiter: RateLimiter | None = None
+    # What a solver process runs: a module-level function of the rules as plain data.
+    solve_in_process: Callable[[dict[str, object]], bytes] = field(
+        default_factory=lambda: stored_tables.solve_packed
+    )
+    _executor: ProcessPoolExecutor | None = field(default=None, init=False)
+    _loads: dict[Rules, asyncio.Task[Tables | None]] = field(default_factory=dict, init=False)
+    _solves: dict[Rules, asyncio.Task[Tables]] = field(default_factory=dict, init=False)
+    solved: int = field(default=0, init=False)  # variants this process had solved
+    loaded: int = field(default=0, init=False)  # variants this process read from PostgreSQL
 
     @property
     def waiting(self) -> int:

@@ -15,7 +15,7 @@ from service.rules.dice import box_sequence_id
 from service.rules.ruleset import Rules
 from service.store import sequences
 from service.store.cache import Cache
-from service.store.db import QUERIES, Database, connection_of
+from service.store.db import QUERIES, Database, connection_of, row_as
 from service.store.runs import Accepted, StoredRun, moves_digest, resubmission, stored_run
 from service.store.sequences import IssuedSequence
 
@@ -90,13 +90,7 @@ async def box(database: Database, code: str) -> Box | None:
     row = await database.fetchrow(QUERIES.box, code)
     if row is None:
         return None
-    return Box(
-        code=row["code"],
-        owner_id=row["owner_id"],
-        owner_name=row["owner_name"],
-        sequence_id=row["sequence_id"],
-        players=row["players"],
-    )
+    return row_as(Box, row)
 
 
 async def run_of(database: Database, code: str, player_id: uuid.UUID) -> BoxRun | None:

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, TypeVar
 
 import asyncpg
 import msgspec
@@ -21,6 +21,14 @@ log = logging.getLogger("shutbox.db")
 Connection: TypeAlias = asyncpg.Connection | PoolConnectionProxy
 Database: TypeAlias = asyncpg.Pool | Connection
 """Where a query can run: the pool, or a connection (inside a transaction, say)."""
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+
+def row_as(kind: type[S], row: asyncpg.Record) -> S:
+    """The struct of a row: its columns named as the struct's fields (others left)."""
+    return kind(**{name: row[name] for name in kind.__struct_fields__})
+
 
 UNAVAILABLE: Final = (
     asyncpg.PostgresConnectionError,  # the connection failed or is gone

@@ -13,7 +13,7 @@ import asyncpg
 import msgspec
 
 from service.i18n import Language
-from service.store.db import QUERIES, Connection, connection_of
+from service.store.db import QUERIES, Connection, connection_of, row_as
 
 TIME_ZONE_CHANGE_EVERY: Final = timedelta(hours=24)
 TRANSFER_CODE_VALID_FOR: Final = timedelta(minutes=15)
@@ -55,15 +55,7 @@ def new_token() -> str:
 
 def _player(row: asyncpg.Record | None) -> PlayerRow:
     assert row is not None, "the statement returns the player's row"
-    return PlayerRow(
-        id=row["id"],
-        name=row["name"],
-        time_zone=row["time_zone"],
-        created_at=row["created_at"],
-        time_zone_changed_at=row["time_zone_changed_at"],
-        closed_before=row["closed_before"],
-        language=row["language"],
-    )
+    return row_as(PlayerRow, row)
 
 
 async def create(
