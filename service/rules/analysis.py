@@ -204,7 +204,6 @@ def analyse(tables: Tables, run: Run) -> Analysis:
     entries: list[MoveAnalysis] = []
     for step in run.steps:
         position, roll_index, dice_count = step.before, step.index, step.dice
-        children = tables.kids(position, step.roll, dice_count)
         after = step.after
         if step.closed:
             best_after = hindsight.best(after, roll_index + 1)
@@ -212,7 +211,7 @@ def analyse(tables: Tables, run: Run) -> Analysis:
         else:
             best_after = tables.score[position]
             expected_after = float(best_after)
-        best_child = tables.optimal_kid(children) if children else None
+        best_child = tables.best_kid(position, step.roll, dice_count)
         best_expected = (
             tables.expected[best_child] if best_child is not None else float(tables.score[position])
         )

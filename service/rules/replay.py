@@ -134,8 +134,8 @@ def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move:
         tiles = move.tiles
         if tiles and min(tiles) >= 1 and max(tiles) <= rules.tiles:
             closed = mask_of(tiles)
-            distinct = closed.bit_count() == len(tiles)
-            if distinct and closed in rules.legal_sets(position, roll, dice):
+            distinct_and_open = closed.bit_count() == len(tiles) and closed & position == closed
+            if distinct_and_open and closed in rules.candidate_sets(roll, dice):
                 return closed
     if dice not in (1, 2):
         raise MalformedMove(
