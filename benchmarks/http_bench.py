@@ -91,7 +91,7 @@ POST_BODIES_LUA: Final = ROOT / "benchmarks" / "wrk" / "post_bodies.lua"
 NEW_PLAYER_RUNS_LUA: Final = ROOT / "benchmarks" / "wrk" / "new_player_runs.lua"
 STARTUP_SECONDS: Final = 60.0
 STOP_SECONDS: Final = 10.0
-ANALYZE_BODIES: Final = 16
+ANALYZE_BODIES: Final = 32
 # The goals of #12: the feed against the bare GET, the POSTs against the bare POST.
 TARGETS: Final = {"daily": 0.9, "analyze": 0.5, "daily_run": 0.3}
 PACED_SHARE: Final = 0.5  # the paced run offers this share of the full-load rate
