@@ -45,6 +45,7 @@ machine to another. Needs ``wrk`` (Debian: ``apt-get install -y wrk``).
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -79,9 +80,12 @@ from benchmarks.processes import (
     HOST,
     ROOT,
     Spawned,
+    cpu_shares,
+    cpu_snapshot,
     free_port,
     insert_players,
     log_tail,
+    pid_named,
     positive,
     throwaway_database,
 )
@@ -112,11 +116,20 @@ async def _bare_post(data: dict[str, Any]) -> dict[str, int]:
     return {"fields": len(data)}
 
 
+def _frozen_heap() -> None:
+    gc.collect()
+    gc.freeze()
+
+
 def bare_app() -> Litestar:
     """The ceiling: Litestar with one JSON GET (a granian factory); and, for reference,
     one JSON POST that decodes its body and answers a small object: what being a POST
-    with a body costs before any work is done."""
-    return Litestar(route_handlers=[_bare_healthz, _bare_post], debug=False)
+    with a body costs before any work is done. Its start-up objects are kept out of the
+    garbage collector's full passes, as the service's are (``service.app``): else those
+    passes stall the bare POST, and the ceiling would be lower than a bare app's."""
+    return Litestar(
+        route_handlers=[_bare_healthz, _bare_post], on_startup=[_frozen_heap], debug=False
+    )
 
 
 # Servers ------------------------------------------------------------------------------------
@@ -368,6 +381,7 @@ class Measurement:
     result: WrkResult
     paced_at: float | None = None  # the requests per second offered, for a paced run
     new_players: NewPlayerCounts | None = None
+    cpu: dict[str, float] | None = None  # CPUs used meanwhile, by group (cpu_shares)
 
 
 @dataclass(frozen=True)
@@ -385,6 +399,7 @@ class Row:
     socket_errors: int
     paced_at: float | None
     new_players: NewPlayerCounts | None
+    cpu: dict[str, float] | None
 
 
 def progress(message: str) -> None:
@@ -416,20 +431,28 @@ def measure_new_players(
                 f"http_bench: POST {url} answered {status}, not {expected}: {answer[:300]!r}"
             )
 
+    redis_pid = pid_named("redis-server")
+
     def new_player_load(
         name: str, seconds: int, players: int, rate: float
-    ) -> tuple[WrkResult, NewPlayerCounts]:
-        """One wrk run with ``players`` new players of its own; ``rate`` 0: unpaced."""
+    ) -> tuple[WrkResult, NewPlayerCounts, dict[str, float]]:
+        """One wrk run with ``players`` new players of its own; ``rate`` 0: unpaced.
+        With the CPUs each party used meanwhile."""
         tokens = new_players(db_url, players, scratch / f"{name}.tokens")
         script = [str(NEW_PLAYER_RUNS_LUA), str(tokens), str(body_path), str(load.threads)]
+        before, started = cpu_snapshot(server.pid, redis_pid), time.perf_counter()
         output = wrk_output(url, load, seconds, [*script, f"{rate:.3f}"])
-        return parse_wrk(output), parse_new_player_counts(output)
+        wall = time.perf_counter() - started
+        cpu = cpu_shares(before, cpu_snapshot(server.pid, redis_pid), wall)
+        return parse_wrk(output), parse_new_player_counts(output), cpu
 
     supply = args.players_per_second
     progress(f"new players' runs of {today}: full load ({supply} players a second supplied)")
     if args.warmup > 0:
         new_player_load("full-warmup", args.warmup, supply * args.warmup, 0.0)
-    full, full_counts = new_player_load("full", load.duration, supply * load.duration, 0.0)
+    full, full_counts, full_cpu = new_player_load(
+        "full", load.duration, supply * load.duration, 0.0
+    )
 
     rate = full.requests_per_sec * PACED_SHARE
     if rate <= 0:
@@ -441,7 +464,9 @@ def measure_new_players(
 
     if args.warmup > 0:
         new_player_load("paced-warmup", args.warmup, paced_supply(args.warmup), rate)
-    paced, paced_counts = new_player_load("paced", load.duration, paced_supply(load.duration), rate)
+    paced, paced_counts, paced_cpu = new_player_load(
+        "paced", load.duration, paced_supply(load.duration), rate
+    )
 
     endpoint = f"POST /v1/daily/{today}/runs"
     return [
@@ -450,6 +475,7 @@ def measure_new_players(
             endpoint=f"{endpoint} (new players)",
             result=full,
             new_players=full_counts,
+            cpu=full_cpu,
         ),
         Measurement(
             key="daily_run_paced",
@@ -457,6 +483,7 @@ def measure_new_players(
             result=paced,
             paced_at=rate,
             new_players=paced_counts,
+            cpu=paced_cpu,
         ),
     ]
 
@@ -588,6 +615,7 @@ def rows_of(results: list[Measurement]) -> list[Row]:
                 socket_errors=result.socket_errors,
                 paced_at=measured.paced_at,
                 new_players=measured.new_players,
+                cpu=measured.cpu,
             )
         )
     return rows
@@ -638,6 +666,24 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
         if row.paced_at is not None:
             line += f"; at most {counts.behind_schedule_ms:.1f} ms behind schedule"
         print(line)
+        if row.cpu is not None and row.requests_per_sec > 0:
+            print("    " + cpu_per_request(row.cpu, row.requests_per_sec))
+
+
+def cpu_per_request(cpu: dict[str, float], requests_per_sec: float) -> str:
+    """The CPU time each party spent per request (CPUs used / requests a second), and the
+    most requests a second this machine's CPUs could serve at that cost, wrk included."""
+    spent = {
+        group: cpu.get(group, 0.0) / requests_per_sec * 1e6
+        for group in ("server", "postgres", "redis", "wrk")
+    }
+    whole = sum(spent.values())
+    cpus = os.cpu_count() or 1
+    shown = ", ".join(f"{group} {us:.0f}" for group, us in spent.items())
+    return (
+        f"CPU per run, us: {shown}: {whole:.0f} in all, so {cpus} CPUs serve at most"
+        f" {cpus / whole * 1e6:.0f}/s; the machine {cpu['busy']:.0%} busy"
+    )
 
 
 def faults(rows: list[Row]) -> list[str]:

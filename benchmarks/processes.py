@@ -21,6 +21,7 @@ from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+import psutil
 
 from service.store.players import token_hash
 
@@ -148,3 +149,68 @@ def insert_players(
     tokens = [secrets.token_urlsafe(32) for _ in range(count)]
     asyncio.run(_copy_players(url, tokens, created_at, zone, analyze))
     return tokens
+
+
+# CPU accounting -----------------------------------------------------------------------------
+
+
+def pid_named(name: str) -> int | None:
+    """The process id of a process of that name on this machine, if one runs."""
+    for process in psutil.process_iter(["name"]):
+        if process.info["name"] == name:
+            return int(process.pid)
+    return None
+
+
+CpuSnapshot = dict[str, dict[int, float]]
+
+
+def _cpu_of(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
+def cpu_snapshot(server_pid: int, redis_pid: int | None) -> tuple[CpuSnapshot, float, float]:
+    """CPU seconds so far of the server (granian and its workers), PostgreSQL's
+    processes, the redis-server and this client, per process, and of this client's
+    children that have ended (a wrk run: "wrk"); and the machine's busy and total CPU
+    seconds."""
+    groups: dict[str, list[psutil.Process]] = {"server": [], "postgres": [], "redis": []}
+    with suppress(psutil.Error):
+        root = psutil.Process(server_pid)
+        groups["server"] = [root, *root.children(recursive=True)]
+    if redis_pid is not None:
+        with suppress(psutil.Error):
+            groups["redis"] = [psutil.Process(redis_pid)]
+    for process in psutil.process_iter(["name"]):
+        if process.info["name"] in ("postgres", "postmaster"):
+            groups["postgres"].append(process)
+    groups["this client"] = [psutil.Process()]
+    snapshot: CpuSnapshot = {}
+    for group, processes in groups.items():
+        snapshot[group] = {}
+        for process in processes:
+            with suppress(psutil.Error):
+                snapshot[group][process.pid] = _cpu_of(process)
+    ended = os.times()
+    snapshot["wrk"] = {0: ended.children_user + ended.children_system}
+    machine = psutil.cpu_times()
+    total = float(sum(machine))
+    return snapshot, total - float(machine.idle + getattr(machine, "iowait", 0.0)), total
+
+
+def cpu_shares(
+    before: tuple[CpuSnapshot, float, float], after: tuple[CpuSnapshot, float, float], wall: float
+) -> dict[str, float]:
+    """CPUs used on average over ``wall`` seconds, by group (a process that began in
+    between counts from zero), and the machine's busy share ("busy", 0..1)."""
+    shares = {}
+    for group, processes in after[0].items():
+        earlier = before[0].get(group, {})
+        used = sum(max(cpu - earlier.get(pid, 0.0), 0.0) for pid, cpu in processes.items())
+        shares[group] = used / wall if wall > 0 else 0.0
+    total = after[2] - before[2]
+    busy = (after[1] - before[1]) / total if total > 0 else 0.0
+    shares["other processes"] = max(busy * (os.cpu_count() or 1) - sum(shares.values()), 0.0)
+    shares["busy"] = busy
+    return shares

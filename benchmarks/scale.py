@@ -90,7 +90,6 @@ from typing import Any, Final
 import asyncpg
 import httpx
 import msgspec
-import psutil
 import redis
 
 ROOT: Final = Path(__file__).resolve().parents[1]
@@ -99,6 +98,8 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.processes import (  # noqa: E402
     HOST,
     Spawned,
+    cpu_shares,
+    cpu_snapshot,
     free_port,
     insert_players,
     log_tail,
@@ -158,60 +159,6 @@ def percentile(values: Sequence[float], share: float) -> float:
     low = math.floor(at)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
-
-
-# CPU accounting -----------------------------------------------------------------------------
-
-
-CpuSnapshot = dict[str, dict[int, float]]
-
-
-def _cpu_of(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system)
-
-
-def cpu_snapshot(server_pid: int, redis_pid: int | None) -> tuple[CpuSnapshot, float, float]:
-    """CPU seconds so far of the server (granian and its workers), PostgreSQL's
-    processes, the redis-server and this client, per process; and the machine's busy
-    and total CPU seconds."""
-    groups: dict[str, list[psutil.Process]] = {"server": [], "postgres": [], "redis": []}
-    with suppress(psutil.Error):
-        root = psutil.Process(server_pid)
-        groups["server"] = [root, *root.children(recursive=True)]
-    if redis_pid is not None:
-        with suppress(psutil.Error):
-            groups["redis"] = [psutil.Process(redis_pid)]
-    for process in psutil.process_iter(["name"]):
-        if process.info["name"] in ("postgres", "postmaster"):
-            groups["postgres"].append(process)
-    groups["this client"] = [psutil.Process()]
-    snapshot: CpuSnapshot = {}
-    for group, processes in groups.items():
-        snapshot[group] = {}
-        for process in processes:
-            with suppress(psutil.Error):
-                snapshot[group][process.pid] = _cpu_of(process)
-    machine = psutil.cpu_times()
-    total = float(sum(machine))
-    return snapshot, total - float(machine.idle + getattr(machine, "iowait", 0.0)), total
-
-
-def cpu_shares(
-    before: tuple[CpuSnapshot, float, float], after: tuple[CpuSnapshot, float, float], wall: float
-) -> dict[str, float]:
-    """CPUs used on average over ``wall`` seconds, by group (a process that began in
-    between counts from zero), and the machine's busy share ("busy", 0..1)."""
-    shares = {}
-    for group, processes in after[0].items():
-        earlier = before[0].get(group, {})
-        used = sum(max(cpu - earlier.get(pid, 0.0), 0.0) for pid, cpu in processes.items())
-        shares[group] = used / wall if wall > 0 else 0.0
-    total = after[2] - before[2]
-    busy = (after[1] - before[1]) / total if total > 0 else 0.0
-    shares["other processes"] = max(busy * (os.cpu_count() or 1) - sum(shares.values()), 0.0)
-    shares["busy"] = busy
-    return shares
 
 
 # Processes ----------------------------------------------------------------------------------
@@ -1095,7 +1042,9 @@ def print_report(
         print(
             "  CPUs used meanwhile (CPU seconds per second): "
             + ", ".join(
-                f"{group} {used:.2f}" for group, used in paced.cpu.items() if group != "busy"
+                f"{group} {used:.2f}"
+                for group, used in paced.cpu.items()
+                if group not in ("busy", "wrk")
             )
             + f"; the machine {100 * paced.cpu.get('busy', 0.0):.0f}% busy"
         )
