@@ -85,7 +85,7 @@ from benchmarks.processes import (
     free_port,
     insert_players,
     log_tail,
-    pid_named,
+    pid_serving,
     positive,
     throwaway_database,
 )
@@ -431,7 +431,7 @@ def measure_new_players(
                 f"http_bench: POST {url} answered {status}, not {expected}: {answer[:300]!r}"
             )
 
-    redis_pid = pid_named("redis-server")
+    redis_pid = pid_serving(args.redis)
 
     def new_player_load(
         name: str, seconds: int, players: int, rate: float

@@ -154,11 +154,16 @@ def insert_players(
 # CPU accounting -----------------------------------------------------------------------------
 
 
-def pid_named(name: str) -> int | None:
-    """The process id of a process of that name on this machine, if one runs."""
-    for process in psutil.process_iter(["name"]):
-        if process.info["name"] == name:
-            return int(process.pid)
+def pid_serving(url: str) -> int | None:
+    """The process of this machine listening on the port of ``url``, if its host is this
+    machine (loopback) and one does."""
+    parts = urlsplit(url)
+    if parts.hostname not in ("127.0.0.1", "localhost", "::1") or parts.port is None:
+        return None
+    with suppress(psutil.Error):
+        for connection in psutil.net_connections(kind="tcp"):
+            if connection.status == psutil.CONN_LISTEN and connection.laddr.port == parts.port:
+                return connection.pid
     return None
 
 

@@ -57,7 +57,7 @@ class DailyRuns:
 
     pool: asyncpg.Pool
     cache: Cache
-    secret: bytes
+    secret: bytes = field(repr=False)
     histograms: Histograms
     store_batch: Callable[[NewRun], Awaitable[Stored]]
     _dice: dict[date, IssuedSequence] = field(default_factory=dict, init=False)

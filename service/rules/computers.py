@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import hashlib
 import random
+from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Final, Protocol, TypeVar
 
 import msgspec
@@ -166,11 +168,12 @@ def play(
 
 
 def _chosen(options: Sequence[T], weights: Sequence[float], rng: random.Random | None) -> T:
-    """A draw by the weights (one ``random()``: with equal weights, option
+    """A draw by the weights from one ``random()`` (with equal weights, option
     ``int(random() * len(options))``), or without random numbers the heaviest option."""
-    if rng is not None:
-        return rng.choices(options, weights)[0]
-    return options[max(range(len(options)), key=weights.__getitem__)]
+    if rng is None:
+        return options[max(range(len(options)), key=weights.__getitem__)]
+    bounds = list(accumulate(weights))
+    return options[bisect_right(bounds, rng.random() * bounds[-1])]
 
 
 def expected_score(tables: Tables, strategy: Strategy, start: OpenTiles) -> float:

@@ -262,10 +262,13 @@ class Tables:
         return 1 if one < two and not same(one, two) else 2
 
     def best_kid(self, s: OpenTiles, roll: Roll, dice: int) -> OpenTiles | None:
-        """Where the expected-score optimum moves on this roll (None: unplayable), as
-        ``optimal_kid`` of its kids: read from ``optimal_moves``."""
-        classes = self.class_of[dice]
-        move = self.optimal_moves[dice][s * len(self.classes[dice]) + classes[roll]]
+        """Where the expected-score optimum moves on this roll (None: unplayable):
+        ``optimal_kid`` of its kids, read from ``optimal_moves`` where the rules let
+        this many dice be rolled from ``s`` (only there was it solved)."""
+        if dice not in self.dice_choices[s]:
+            kids = self.kids(s, roll, dice)
+            return self.optimal_kid(kids) if kids else None
+        move = self.optimal_moves[dice][s * len(self.classes[dice]) + self.class_of[dice][roll]]
         return move if move >= 0 else None
 
     def optimal_kid(self, kids: tuple[OpenTiles, ...]) -> OpenTiles:

@@ -17,7 +17,7 @@ import asyncpg
 import msgspec
 
 from service.calendar import StreakRuns, current_streak, local_today, streak_runs
-from service.store.db import QUERIES, UNAVAILABLE, Connection
+from service.store.db import QUERIES, UNAVAILABLE, Connection, row_as
 from service.store.ranks import (
     DayCounts,
     Histograms,
@@ -79,13 +79,9 @@ class Stored(msgspec.Struct, frozen=True):
 Outcome = Stored | AlreadyPlayed
 
 
-def _daily_run(row: asyncpg.Record) -> DailyRun:
-    return DailyRun(**{field: row[field] for field in DailyRun.__struct_fields__})
-
-
 async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> DailyRun | None:
     row = await pool.fetchrow(QUERIES.daily_run, player_id, day)
-    return None if row is None else _daily_run(row)
+    return None if row is None else row_as(DailyRun, row)
 
 
 async def submit_batch(
@@ -152,7 +148,7 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
         for row in rows:
             played[row["player_id"]].add(row["day"])
             if row["asked"]:
-                stored[(row["player_id"], row["day"])] = _daily_run(row)
+                stored[(row["player_id"], row["day"])] = row_as(DailyRun, row)
         counts = {
             day: DayCounts(histogram)
             for day, histogram in (await stored_histograms(connection, days)).items()

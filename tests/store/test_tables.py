@@ -13,7 +13,7 @@ from msgspec import to_builtins
 from service.rules.analysis import report
 from service.rules.computers import play_all
 from service.rules.replay import Move
-from service.rules.ruleset import Rules, tiles_of
+from service.rules.ruleset import ALL_ROLLS, Rules, tiles_of
 from service.rules.solver import Tables, hint, solution
 from service.store import tables as stored_tables
 from service.store.db import migrate
@@ -106,6 +106,21 @@ def test_a_second_copy_answers_as_the_first(monkeypatch: pytest.MonkeyPatch) -> 
     solver.LOADED.keep(stored_tables.unpack(rules, stored_tables.pack(fresh)))
     got = (solution(rules), hint(rules, rules.full, (3, 4)), report(rules, dice, moves, "s"))
     assert got == expected
+
+
+@pytest.mark.parametrize("rules", VARIANTS[1:4], ids=str)
+def test_the_optimum_read_from_its_table_is_the_one_its_kids_give(rules: Rules) -> None:
+    """``best_kid`` reads ``optimal_moves``, solved only where that many dice may be
+    rolled: everywhere it answers as ``optimal_kid`` of the kids, on fresh tables and on
+    tables rebuilt from their packing."""
+    fresh = Tables(rules)
+    for tables in (fresh, stored_tables.unpack(rules, stored_tables.pack(fresh))):
+        for s in range(1 << rules.tiles):
+            for dice in tables.classes:
+                for roll in ALL_ROLLS:
+                    kids = tables.kids(s, roll, dice)
+                    expected = tables.optimal_kid(kids) if kids else None
+                    assert tables.best_kid(s, roll, dice) == expected, (s, roll, dice)
 
 
 def test_packed_tables_of_another_variant_are_refused() -> None:
