@@ -198,7 +198,7 @@ def expected_score(tables: Tables, strategy: Strategy, start: OpenTiles) -> floa
                 weights = strategy.move_weights(tables, position, children)
                 per_dice += (
                     probability
-                    * sum(w * value[k] for k, w in zip(children, weights))
+                    * sum(weight * value[child] for child, weight in zip(children, weights))
                     / sum(weights)
                 )
             total += dice_weight * per_dice

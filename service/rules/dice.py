@@ -80,7 +80,11 @@ def check_dice(rules: Rules, dice: Sequence[Sequence[int]]) -> tuple[Roll, ...]:
     rolls = tuple((roll[0], roll[1]) for roll in dice if len(roll) == 2)
     if len(rolls) == len(dice) and all(r in _ROLLS for r in rolls):
         return rolls
-    k, roll = next((k, r) for k, r in enumerate(dice) if len(r) != 2 or tuple(r) not in _ROLLS)
+    index, roll = next(
+        (index, roll)
+        for index, roll in enumerate(dice)
+        if len(roll) != 2 or tuple(roll) not in _ROLLS
+    )
     raise InvalidDice(
-        N_("dice[{index}]: a roll is two dice, each 1..6, not {roll}"), index=k, roll=list(roll)
+        N_("dice[{index}]: a roll is two dice, each 1..6, not {roll}"), index=index, roll=list(roll)
     )

@@ -2,10 +2,10 @@
 
 Every position of the box (all ``2**tiles`` of them) gets:
 
-- ``expected[s]``: the lowest expected final score any policy reaches from ``s``
+- ``expected[position]``: the lowest expected final score any policy reaches from it
   (the expected-score optimum, which the Hard computer plays);
-- ``p_shut[s]``: the highest probability of shutting the box from ``s``;
-- ``hint_expected[s]``: the expected score of the *hint policy*, which ranks moves
+- ``p_shut[position]``: the highest probability of shutting the box from it;
+- ``hint_expected[position]``: the expected score of the *hint policy*, which ranks moves
   by shut chance first, then by expected score (of that same policy).
 
 Where one die is allowed, the choice of one or two dice (made before the roll) is
@@ -70,23 +70,28 @@ Children = tuple[tuple[OpenTiles, ...], ...]
 
 
 class ChildrenOf:
-    """``children_of[s]``: a position's ``Children``, worked out on first use (tables
+    """``children_of[position]``: a position's ``Children``, worked out on first use (tables
     rebuilt from stored values fill in only the positions they are asked about)."""
 
     def __init__(self, classes: tuple[RollClass, ...], size: int) -> None:
         self._classes = classes
         self._known: list[Children | None] = [None] * size
 
-    def __getitem__(self, s: OpenTiles) -> Children:
-        found = self._known[s]
+    def __getitem__(self, position: OpenTiles) -> Children:
+        found = self._known[position]
         if found is None:
-            found = self._known[s] = tuple(
-                tuple(s ^ m for m in c.candidates if m & s == m) for c in self._classes
+            found = self._known[position] = tuple(
+                tuple(
+                    position ^ closed
+                    for closed in roll_class.candidates
+                    if closed & position == closed
+                )
+                for roll_class in self._classes
             )
         return found
 
-    def __setitem__(self, s: OpenTiles, children: Children) -> None:
-        self._known[s] = children
+    def __setitem__(self, position: OpenTiles, children: Children) -> None:
+        self._known[position] = children
 
 
 def dice_counts(rules: Rules) -> tuple[int, ...]:
@@ -107,7 +112,7 @@ class Tables:
 
     def __init__(self, rules: Rules) -> None:
         size = self._lay_out(rules)
-        self.score: Sequence[int] = [rules.score(s) for s in range(size)]
+        self.score: Sequence[int] = [rules.score(position) for position in range(size)]
         # Per position and number of dice: value before the roll, for each table.
         self.expected_by_dice: dict[int, MutableSequence[float]] = {
             d: [0.0] * size for d in self.classes
@@ -121,13 +126,13 @@ class Tables:
         self.expected: MutableSequence[float] = [0.0] * size
         self.p_shut: MutableSequence[float] = [1.0] * size
         self.hint_expected: MutableSequence[float] = [0.0] * size
-        # optimal_moves[dice][s * classes + class]: where the expected-score optimum moves
-        # from s on a roll of that class (-1: the roll is unplayable there).
+        # optimal_moves[dice][position * classes + class]: where the expected-score optimum
+        # moves from the position on a roll of that class (-1: the roll is unplayable there).
         self.optimal_moves: dict[int, MutableSequence[int]] = {
             d: array("h", [-1]) * (size * len(classes)) for d, classes in self.classes.items()
         }
-        for s in range(1, size):
-            self._solve_position(s)
+        for position in range(1, size):
+            self._solve_position(position)
 
     @classmethod
     def from_values(
@@ -148,7 +153,7 @@ class Tables:
         if len(score) != size:
             raise ValueError(f"{size} final scores expected, not {len(score)}")
         if set(optimal_moves) != set(tables.classes) or any(
-            len(optimal_moves[d]) != size * len(c) for d, c in tables.classes.items()
+            len(optimal_moves[d]) != size * len(classes) for d, classes in tables.classes.items()
         ):
             raise ValueError(f"optimal moves of {tables.rules} do not fit its roll classes")
         tables.optimal_moves = dict(optimal_moves)
@@ -183,8 +188,10 @@ class Tables:
         self.class_of: dict[int, dict[Roll, int]] = {}
         for dice in dice_counts(rules):
             self._group_rolls(dice)
-        self.dice_choices: list[tuple[int, ...]] = [rules.dice_choices(s) for s in range(size)]
-        # children[dice][s][class]: positions reachable on that roll, in Medium's order.
+        self.dice_choices: list[tuple[int, ...]] = [
+            rules.dice_choices(position) for position in range(size)
+        ]
+        # children[dice][position][class]: positions reachable on that roll, in Medium's order.
         self.children: dict[int, ChildrenOf] = {
             d: ChildrenOf(classes, size) for d, classes in self.classes.items()
         }
@@ -201,40 +208,42 @@ class Tables:
             roll: index[self.rules.candidate_sets(roll, dice)] for roll in ALL_ROLLS
         }
 
-    def _solve_position(self, s: OpenTiles) -> None:
+    def _solve_position(self, position: OpenTiles) -> None:
         expected, p_shut, hint = self.expected, self.p_shut, self.hint_expected
-        score = self.score[s]
+        score = self.score[position]
         best_e = best_p = best_h = 0.0
-        for dice in self.dice_choices[s]:
-            kids_by_class = []
+        for dice in self.dice_choices[position]:
+            children_by_class = []
             e_total = p_total = h_total = 0.0
             moves = self.optimal_moves[dice]
-            first = s * len(self.classes[dice])
-            for c, (probability, candidates) in enumerate(self.classes[dice]):
-                kids = tuple(s ^ m for m in candidates if m & s == m)
-                kids_by_class.append(kids)
-                if not kids:
+            first = position * len(self.classes[dice])
+            for class_index, (probability, candidates) in enumerate(self.classes[dice]):
+                children = tuple(
+                    position ^ closed for closed in candidates if closed & position == closed
+                )
+                children_by_class.append(children)
+                if not children:
                     e_total += probability * score
                     h_total += probability * score
                     continue
-                e_values = [expected[k] for k in kids]
+                e_values = [expected[child] for child in children]
                 e_best = min(e_values)
                 e_total += probability * e_best
-                # The optimum's move on this roll class: ``optimal_kid(kids)``, inlined.
-                for move, e in zip(kids, e_values):
+                # The optimum's move on this roll class: ``optimal_kid(children)``, inlined.
+                for move, e in zip(children, e_values):
                     if e - e_best <= TOLERANCE * max(1.0, abs(e), abs(e_best)):
-                        moves[first + c] = move
+                        moves[first + class_index] = move
                         break
-                p_values = [p_shut[k] for k in kids]
+                p_values = [p_shut[child] for child in children]
                 p_best = max(p_values)
                 p_total += probability * p_best
                 h_total += probability * min(
-                    [hint[k] for k, p in zip(kids, p_values) if same(p, p_best)]
+                    [hint[child] for child, p in zip(children, p_values) if same(p, p_best)]
                 )
-            self.children[dice][s] = tuple(kids_by_class)
-            self.expected_by_dice[dice][s] = e_total
-            self.p_shut_by_dice[dice][s] = p_total
-            self.hint_by_dice[dice][s] = h_total
+            self.children[dice][position] = tuple(children_by_class)
+            self.expected_by_dice[dice][position] = e_total
+            self.p_shut_by_dice[dice][position] = p_total
+            self.hint_by_dice[dice][position] = h_total
             if dice == 2:
                 best_e, best_p, best_h = e_total, p_total, h_total
             else:
@@ -243,40 +252,43 @@ class Tables:
                     best_p, best_h = p_total, h_total
                 elif same(p_total, best_p):
                     best_h = min(best_h, h_total)
-        expected[s], p_shut[s], hint[s] = best_e, best_p, best_h
+        expected[position], p_shut[position], hint[position] = best_e, best_p, best_h
 
     # -- policies ---------------------------------------------------------------
 
-    def kids(self, s: OpenTiles, roll: Roll, dice: int) -> tuple[OpenTiles, ...]:
-        """The positions reachable from ``s`` on this roll, in Medium's order."""
-        if s == 0:
+    def kids(self, position: OpenTiles, roll: Roll, dice: int) -> tuple[OpenTiles, ...]:
+        """The positions reachable from ``position`` on this roll (its children), in
+        Medium's order."""
+        if position == 0:
             return ()
-        return self.children[dice][s][self.class_of[dice][roll]]
+        return self.children[dice][position][self.class_of[dice][roll]]
 
-    def best_dice(self, s: OpenTiles) -> int:
-        """How many dice the expected-score optimum rolls from ``s``."""
-        choices = self.dice_choices[s]
+    def best_dice(self, position: OpenTiles) -> int:
+        """How many dice the expected-score optimum rolls from ``position``."""
+        choices = self.dice_choices[position]
         if len(choices) == 1:
             return 2
-        one, two = self.expected_by_dice[1][s], self.expected_by_dice[2][s]
+        one, two = self.expected_by_dice[1][position], self.expected_by_dice[2][position]
         return 1 if one < two and not same(one, two) else 2
 
-    def best_kid(self, s: OpenTiles, roll: Roll, dice: int) -> OpenTiles | None:
+    def best_kid(self, position: OpenTiles, roll: Roll, dice: int) -> OpenTiles | None:
         """Where the expected-score optimum moves on this roll (None: unplayable):
-        ``optimal_kid`` of its kids, read from ``optimal_moves`` where the rules let
-        this many dice be rolled from ``s`` (only there was it solved)."""
-        if dice not in self.dice_choices[s]:
-            kids = self.kids(s, roll, dice)
-            return self.optimal_kid(kids) if kids else None
-        move = self.optimal_moves[dice][s * len(self.classes[dice]) + self.class_of[dice][roll]]
+        ``optimal_kid`` of its children, read from ``optimal_moves`` where the rules let
+        this many dice be rolled from ``position`` (only there was it solved)."""
+        if dice not in self.dice_choices[position]:
+            children = self.kids(position, roll, dice)
+            return self.optimal_kid(children) if children else None
+        move = self.optimal_moves[dice][
+            position * len(self.classes[dice]) + self.class_of[dice][roll]
+        ]
         return move if move >= 0 else None
 
-    def optimal_kid(self, kids: tuple[OpenTiles, ...]) -> OpenTiles:
-        """The first of ``kids`` (in Medium's order) with the lowest expected score."""
-        value = min([self.expected[k] for k in kids])
-        return next(k for k in kids if same(self.expected[k], value))
+    def optimal_kid(self, children: tuple[OpenTiles, ...]) -> OpenTiles:
+        """The first of ``children`` (in Medium's order) with the lowest expected score."""
+        value = min([self.expected[child] for child in children])
+        return next(child for child in children if same(self.expected[child], value))
 
-    def options(self, s: OpenTiles, roll: Roll, dice: int) -> list[Option]:
+    def options(self, position: OpenTiles, roll: Roll, dice: int) -> list[Option]:
         """Every legal set on this roll, ranked as the hint ranks them: shut chance
         first, then the hint policy's expected score, then Medium's order."""
         p_shut, hint = self.p_shut, self.hint_expected
@@ -289,44 +301,47 @@ class Tables:
                 return -1 if hint[x] < hint[y] else 1
             return i - j
 
-        ranked = sorted(enumerate(self.kids(s, roll, dice)), key=cmp_to_key(compare))
-        return [Option(s ^ k, k, p_shut[k], self.expected[k], hint[k]) for _, k in ranked]
+        ranked = sorted(enumerate(self.kids(position, roll, dice)), key=cmp_to_key(compare))
+        return [
+            Option(position ^ child, child, p_shut[child], self.expected[child], hint[child])
+            for _, child in ranked
+        ]
 
-    def hint_dice(self, s: OpenTiles) -> int:
-        """How many dice the hint policy rolls from ``s``."""
-        if len(self.dice_choices[s]) == 1:
+    def hint_dice(self, position: OpenTiles) -> int:
+        """How many dice the hint policy rolls from ``position``."""
+        if len(self.dice_choices[position]) == 1:
             return 2
-        p1, p2 = self.p_shut_by_dice[1][s], self.p_shut_by_dice[2][s]
+        p1, p2 = self.p_shut_by_dice[1][position], self.p_shut_by_dice[2][position]
         if same(p1, p2):
-            h1, h2 = self.hint_by_dice[1][s], self.hint_by_dice[2][s]
+            h1, h2 = self.hint_by_dice[1][position], self.hint_by_dice[2][position]
             return 1 if h1 < h2 and not same(h1, h2) else 2
         return 1 if p1 > p2 else 2
 
-    def distribution(self, s: OpenTiles) -> dict[int, float]:
-        """The final-score distribution from ``s`` under the expected-score optimum."""
-        return dict(_distribution(self, s))
+    def distribution(self, position: OpenTiles) -> dict[int, float]:
+        """The final-score distribution from ``position`` under the expected-score optimum."""
+        return dict(_distribution(self, position))
 
 
 def _distribution(tables: Tables, start: OpenTiles) -> list[tuple[int, float]]:
     mass: dict[OpenTiles, float] = {start: 1.0}
     final: dict[int, float] = defaultdict(float)
     # Children are smaller integers: process positions from the largest down.
-    for s in range(start, -1, -1):
-        weight = mass.pop(s, 0.0)
+    for position in range(start, -1, -1):
+        weight = mass.pop(position, 0.0)
         if weight == 0.0:
             continue
-        if s == 0:
+        if position == 0:
             final[0] += weight
             continue
-        dice = tables.best_dice(s)
+        dice = tables.best_dice(position)
         classes, moves = tables.classes[dice], tables.optimal_moves[dice]
-        first = s * len(classes)
-        for c, (probability, _) in enumerate(classes):
-            kid = moves[first + c]
-            if kid < 0:  # unplayable
-                final[tables.score[s]] += weight * probability
+        first = position * len(classes)
+        for class_index, (probability, _) in enumerate(classes):
+            child = moves[first + class_index]
+            if child < 0:  # unplayable
+                final[tables.score[position]] += weight * probability
                 continue
-            mass[kid] = mass.get(kid, 0.0) + weight * probability
+            mass[child] = mass.get(child, 0.0) + weight * probability
     return sorted(final.items())
 
 
@@ -424,12 +439,14 @@ def solution(rules: Rules, open_tiles: OpenTiles | None = None) -> Solution:
     (11.16, 0.0714)
     """
     tables = solve(rules)
-    s = rules.start_position if open_tiles is None else open_tiles
+    position = rules.start_position if open_tiles is None else open_tiles
     return Solution(
-        expected_score=tables.expected[s],
-        p_shut=tables.p_shut[s],
-        hint_policy=PolicyFigures(p_shut=tables.p_shut[s], expected_score=tables.hint_expected[s]),
-        distribution=tables.distribution(s),
+        expected_score=tables.expected[position],
+        p_shut=tables.p_shut[position],
+        hint_policy=PolicyFigures(
+            p_shut=tables.p_shut[position], expected_score=tables.hint_expected[position]
+        ),
+        distribution=tables.distribution(position),
     )
 
 
