@@ -5,6 +5,26 @@
 // page recorded (one-die moves included) as the server's rules do.
 import { check, newPage, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
 
+// What a round shows: the rolls played (the history) and the tiles closed.
+async function roundState(round) {
+  return {
+    played: await round.locator('.history li').count(),
+    roll: await round.locator('.roll-text').innerText(), // 'a + b = total' in any language
+    closed: await round.locator('.tile.closed').evaluateAll((bs) => bs.map((b) => b.dataset.tile)),
+  };
+}
+
+// One legal move, as playRound makes them: usable tiles that fit, then Close.
+async function playOneMove(page, round) {
+  await page.waitForFunction((el) => el.dataset.phase === 'move', await round.elementHandle());
+  const close = round.locator('.actions button.primary');
+  while (await close.isDisabled()) {
+    await round.locator('.tile:not([disabled]):not(.selected):not(.unfit)').first().click();
+  }
+  await close.click();
+  await page.waitForFunction((el) => el.querySelectorAll('.history li').length >= 1, await round.elementHandle());
+}
+
 async function takeHint(page, round) {
   const answered = page.waitForResponse((r) => r.url().endsWith('/v1/hint') && r.request().method() === 'POST');
   await round.getByRole('button', { name: 'Hint' }).click();
@@ -54,10 +74,24 @@ await run(async (browser) => {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check(overflow <= 0, `no horizontal scrolling on a phone (${overflow}px too wide)`);
 
-  // Another round on the same rules.
+  // Another round on the same rules, kept through a change of language: one move, the
+  // page built again in German, the same round (its dice and moves) goes on.
   await page.getByRole('button', { name: 'Play again' }).click();
   await round.waitFor();
   check((await round.locator('.tile').count()) === 12, 'the same rules again');
+  await playOneMove(page, round);
+  const before = await roundState(round);
+  check(before.played === 1, `one move played (${before.played})`);
+  await page.locator('#language').selectOption('de');
+  await page.waitForFunction(() => document.documentElement.lang === 'de');
+  await round.waitFor();
+  check(JSON.stringify(await roundState(round)) === JSON.stringify(before), `the round goes on in German: ${JSON.stringify(await roundState(round))} was ${JSON.stringify(before)}`);
+  await page.locator('#language').selectOption('en');
+  await page.waitForFunction(() => document.documentElement.lang === 'en');
+  await round.waitFor();
+  check(JSON.stringify(await roundState(round)) === JSON.stringify(before), 'and in English again');
+  await playRound(page);
+  await view(page).locator('.result').waitFor({ timeout: 30000 });
 
   // 6 tiles: one die or two at every roll, as the hint says.
   await page.getByRole('button', { name: 'Change rules' }).click();

@@ -1,13 +1,19 @@
-// Solo: any rules variant on dice rolled here, with hints, then the analysis.
+// Solo: any rules variant on dice rolled here, with hints, then the analysis. A round in
+// play is kept (its rules, dice and moves) until it ends or the rules change: the page
+// built again in another language, or reloaded, resumes it.
 import { api } from './api.js';
 import { clear, h } from './dom.js';
 import { Round } from './game.js';
+import { loadJSON, saveJSON } from './player.js';
 import { renderResult } from './result.js';
 import { _ } from './strings.js';
 import { errorNote, loading, rollSequence, rulesForm, rulesSummary, viewHeader } from './ui.js';
 
+const KEPT = 'solo';
+
 export function soloView() {
-  const form = rulesForm();
+  const kept = loadJSON(KEPT);
+  const form = rulesForm(kept?.rules ?? {}); // the kept round's rules, to change from
   const startButton = h('button', { type: 'submit', class: 'primary big' }, _('Roll the dice'));
   const setup = h('form', { class: 'panel solo-setup' }, form.el, startButton);
   const stage = h('div', { class: 'stage' });
@@ -33,6 +39,7 @@ export function soloView() {
   }
 
   function changeRules() {
+    saveJSON(KEPT, null);
     round?.destroy();
     round = null;
     clear(stage);
@@ -40,29 +47,43 @@ export function soloView() {
     startButton.focus();
   }
 
-  function start(rules) {
+  function start(rules, { dice = rollSequence(rules), moves = [], focus = true } = {}) {
     round?.destroy();
     setup.hidden = true;
-    const dice = rollSequence(rules);
+    saveJSON(KEPT, { rules, dice, moves });
     round = new Round({
       rules,
       dice,
+      moves,
       hint,
       label: _('Solo round'),
-      onEnd: ({ moves }) => setTimeout(() => analyse(rules, dice, moves), 700),
+      onMove: (played) => saveJSON(KEPT, { rules, dice, moves: played }),
+      onEnd: ({ moves: played }) => {
+        saveJSON(KEPT, null);
+        setTimeout(() => analyse(rules, dice, played), 700);
+      },
     });
     clear(stage,
       h('div', { class: 'rules-bar' },
         h('p', { class: 'rules-line' }, rulesSummary(rules)),
         h('button', { type: 'button', class: 'secondary small-button', onclick: changeRules }, _('Change rules'))),
       round.el);
-    round.focus();
+    if (focus) round.focus();
   }
 
   setup.addEventListener('submit', (event) => {
     event.preventDefault();
     start(form.value());
   });
+
+  if (kept?.rules && Array.isArray(kept.dice) && Array.isArray(kept.moves)) {
+    try {
+      start(kept.rules, { dice: kept.dice, moves: kept.moves, focus: false });
+    } catch (error) {
+      console.warn(`the kept Solo round could not be resumed: ${error.message}`);
+      changeRules();
+    }
+  }
 
   return {
     el,
