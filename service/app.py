@@ -8,14 +8,25 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import date
+from typing import cast
 
 import asyncpg
 from litestar import Litestar
 from litestar.config.cors import CORSConfig
+from litestar.enums import ScopeType
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.plugins.prometheus import PrometheusController
+from litestar.types import (
+    LifeSpanReceive,
+    LifeSpanScope,
+    LifeSpanSend,
+    Message,
+    Receive,
+    Scope,
+    Send,
+)
 
 from service import logs
 from service.api import problems
@@ -150,11 +161,40 @@ def lifespan(
     return manage
 
 
+class App(Litestar):
+    """Litestar that answers HEAD wherever it answers GET (RFC 9110: a general-purpose
+    server supports both): the GET is made, its status and headers sent (Content-Length
+    included), its body not. The request log and metrics still say HEAD."""
+
+    async def __call__(
+        self,
+        scope: Scope | LifeSpanScope,
+        receive: Receive | LifeSpanReceive,
+        send: Send | LifeSpanSend,
+    ) -> None:
+        if scope["type"] == ScopeType.HTTP and scope.get("method") == "HEAD":
+            as_get = cast("Scope", {**scope, "method": "GET", logs.HEAD_REQUEST: True})
+            await super().__call__(as_get, receive, _without_body(cast("Send", send)))
+            return
+        await super().__call__(scope, receive, send)
+
+
+def _without_body(send: Send) -> Send:
+    async def send_head(message: Message) -> None:
+        if message["type"] == "http.response.body":
+            if message.get("more_body", False):
+                return
+            message = {"type": "http.response.body", "body": b"", "more_body": False}
+        await send(message)
+
+    return send_head
+
+
 def create_app(settings: Settings | None = None, clock: Clock | None = None) -> Litestar:
     """The application; with no settings, from the environment (embedded database if none)."""
     settings = embedded.resolve(settings or Settings.from_env())
     logs.configure(settings.log_level)
-    app = Litestar(
+    app = App(
         route_handlers=[
             PlayersController,
             DailyController,

@@ -149,6 +149,8 @@ DURATION: Final = Histogram(
 _PROCESS_TAG: Final = secrets.token_hex(4)
 _numbers = itertools.count()
 CLIENT_CLOSED: Final = 499  # nginx's status for a client that hung up before the answer
+HEAD_REQUEST: Final = "shutbox.head"
+"""In a scope: the request was a HEAD, answered as its GET without the body (``app``)."""
 
 
 class ClientClosedRequest(Exception):
@@ -202,7 +204,7 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
             if client_gone:
                 status = CLIENT_CLOSED
             elapsed = time.perf_counter() - started
-            method = str(scope.get("method", ""))
+            method = "HEAD" if scope.get(HEAD_REQUEST) else str(scope.get("method", ""))
             path = str(scope.get("path_template", "unmatched"))
             counter = counters.get((method, path, status))
             if counter is None:

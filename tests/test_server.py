@@ -81,3 +81,26 @@ def test_serving_with_redis_unreachable(server_env: dict[str, str]) -> None:
         assert daily.status_code == 200 and len(daily.json()["dice"]) == 10
     finally:
         server.stop()
+
+
+def test_head_is_answered_wherever_get_is(server_env: dict[str, str]) -> None:
+    """HEAD gets the GET's status and headers, its length included, and no body; the
+    request log says HEAD. Where GET is not allowed, HEAD is not either."""
+    server = ServerProcess({**server_env, "SHUTBOX_LOG_LEVEL": "INFO"}, workers=1).start()
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            for path in ("/healthz", "/v1/daily/2026-06-15", "/v1/rules", "/play", "/play/app.js"):
+                got, head = client.get(path), client.head(path)
+                assert (got.status_code, head.status_code) == (200, 200), path
+                assert head.content == b"", path
+                assert head.headers["content-type"] == got.headers["content-type"], path
+                assert head.headers["content-length"] == str(len(got.content)), path
+            assert client.head("/v1/nowhere").status_code == 404
+            refused = client.head("/v1/analyze")  # POST only
+            assert refused.status_code == 405 and refused.content == b""
+            client.head("/v1/rules", headers={"X-Request-ID": "head-check-1"})
+        output = server.output_with('"request_id":"head-check-1"')
+        logged = [line for line in output.splitlines() if "head-check-1" in line]
+    finally:
+        server.stop()
+    assert len(logged) == 1 and '"method":"HEAD"' in logged[0], logged
