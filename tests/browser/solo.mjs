@@ -85,7 +85,8 @@ await run(async (browser) => {
   await page.locator('#language').selectOption('de');
   await page.waitForFunction(() => document.documentElement.lang === 'de');
   await round.waitFor();
-  check(JSON.stringify(await roundState(round)) === JSON.stringify(before), `the round goes on in German: ${JSON.stringify(await roundState(round))} was ${JSON.stringify(before)}`);
+  const german = await roundState(round);
+  check(JSON.stringify(german) === JSON.stringify(before), `the round goes on in German: ${JSON.stringify(german)}, was ${JSON.stringify(before)}`);
   await page.locator('#language').selectOption('en');
   await page.waitForFunction(() => document.documentElement.lang === 'en');
   await round.waitFor();
@@ -114,4 +115,9 @@ await run(async (browser) => {
   check(choices >= 1, 'the dice were chosen');
   await view(page).locator('.result').waitFor({ timeout: 30000 });
   await screenshot(page, 'solo-5-one-die-result-phone');
+
+  // The page built again in another language after a round: its rules are still chosen.
+  await page.locator('#language').selectOption('de');
+  await page.waitForFunction(() => document.documentElement.lang === 'de');
+  check((await view(page).locator('.rules-form select[name="tiles"]').inputValue()) === '6', 'the rules kept in German');
 });

@@ -1,6 +1,7 @@
 // Solo: any rules variant on dice rolled here, with hints, then the analysis. A round in
 // play is kept (its rules, dice and moves) until it ends or the rules change: the page
-// built again in another language, or reloaded, resumes it.
+// built again in another language, or reloaded, resumes it. The rules of the last round
+// stay kept for the rules form.
 import { api } from './api.js';
 import { clear, h } from './dom.js';
 import { Round } from './game.js';
@@ -39,7 +40,7 @@ export function soloView() {
   }
 
   function changeRules() {
-    saveJSON(KEPT, null);
+    saveJSON(KEPT, { rules: form.value() });
     round?.destroy();
     round = null;
     clear(stage);
@@ -59,7 +60,7 @@ export function soloView() {
       label: _('Solo round'),
       onMove: (played) => saveJSON(KEPT, { rules, dice, moves: played }),
       onEnd: ({ moves: played }) => {
-        saveJSON(KEPT, null);
+        saveJSON(KEPT, { rules });
         setTimeout(() => analyse(rules, dice, played), 700);
       },
     });
