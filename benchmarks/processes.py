@@ -1,6 +1,7 @@
 """What the benchmarks share: free loopback ports, the servers and other processes they
-start, each in a process group of its own with its output in a log file, and throwaway
-databases for them (the tests' own databases too) with players put straight in."""
+start, each in a process group of its own with its output in a log file, throwaway
+databases for them (the tests' own databases too) with players put straight in, and the
+CPU time each party (server, PostgreSQL, Redis, client, wrk) spends meanwhile."""
 
 from __future__ import annotations
 
