@@ -677,7 +677,7 @@ def cpu_per_request(cpu: dict[str, float], requests_per_sec: float) -> str:
         group: cpu.get(group, 0.0) / requests_per_sec * 1e6
         for group in ("server", "postgres", "redis", "wrk")
     }
-    whole = sum(spent.values())
+    whole = max(sum(spent.values()), 1e-9)
     cpus = os.cpu_count() or 1
     shown = ", ".join(f"{group} {us:.0f}" for group, us in spent.items())
     return (

@@ -244,7 +244,7 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
 
     def one_die_allowed(self, open_tiles: OpenTiles) -> bool:
         """Whether the player may choose to roll one die in this position."""
-        return ONE_DIE_VARIANTS[self.one_die].allows(open_tiles)
+        return self.one_die_variant.allows(open_tiles)
 
     def dice_choices(self, open_tiles: OpenTiles) -> tuple[int, ...]:
         """The numbers of dice the player may roll here: always 2, sometimes 1."""
@@ -267,7 +267,7 @@ class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tru
 
     def describe_move_rule(self) -> str:
         """One sentence a player reads when a move breaks the move rule."""
-        return MOVE_VARIANTS[self.move_rule].description
+        return self.move_variant.description
 
 
 def roll_total(roll: Roll, dice: int) -> int:
