@@ -36,24 +36,13 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from contextlib import suppress
 from pathlib import Path
 from typing import Any, Final
 
 import httpx
 import psutil
 
-ROOT: Final = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from benchmarks.processes import (  # noqa: E402
-    HOST,
-    Spawned,
-    free_port,
-    log_tail,
-    throwaway_database,
-)
-from service.rules.ruleset import (  # noqa: E402
+from service.rules.ruleset import (
     MOVE_RULE_VALUES,
     ONE_DIE_VALUES,
     SCORING_VALUES,
@@ -62,7 +51,9 @@ from service.rules.ruleset import (  # noqa: E402
     tiles_of,
 )
 
-ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.processes import ADMIN_URL, HOST, Spawned, answers_ok, free_port, throwaway_database
+
 HEALTH_EVERY: Final = 0.05
 TARGET_P99_MS: Final = 100.0
 TARGET_RSS_MIB: Final = 200.0
@@ -226,17 +217,6 @@ def memory(server: Spawned) -> tuple[list[float], list[float]]:
     return sorted(mib), sorted(p.memory_info().rss / 2**20 for p in solvers)
 
 
-def wait_ready(server: Spawned, url: str) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while time.monotonic() < deadline:
-        server.check_alive()
-        with suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                return
-        time.sleep(0.2)
-    raise SystemExit("hostile: the server did not become ready\n" + log_tail(server.log))
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=10.0, help="length of phase 1")
@@ -263,7 +243,9 @@ def main() -> int:
         # The request log at its default (INFO) goes to this file.
         server = Spawned("server", command, env, Path(scratch) / "server.log")
         try:
-            wait_ready(server, url)
+            failure = "hostile: the server did not become ready"
+            ready = f"{url}/readyz"
+            server.wait_until(lambda: answers_ok(ready), failure, STARTUP_SECONDS, every=0.2)
             before, solvers_before = memory(server)
             asyncio.run(variants_phase(url, args.seconds, args.clients))
             asyncio.run(junk_phase(url, args.junk, args.analyses))

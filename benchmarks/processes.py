@@ -1,7 +1,8 @@
 """What the benchmarks share: free loopback ports, the servers and other processes they
-start, each in a process group of its own with its output in a log file, throwaway
-databases for them (the tests' own databases too) with players put straight in, and the
-CPU time each party (server, PostgreSQL, Redis, client, wrk) spends meanwhile."""
+start, each in a process group of its own with its output in a log file, waited for until
+they answer, throwaway databases for them (the tests' own databases too) with players put
+straight in, and the CPU time each party (server, PostgreSQL, Redis, client, wrk) spends
+meanwhile."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
@@ -22,12 +24,15 @@ from typing import Final
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
+import httpx
 import psutil
 
 from service.store.players import token_hash
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 HOST: Final = "127.0.0.1"
+# The local PostgreSQL, as a role that may create the throwaway databases.
+ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
 def free_port() -> int:
@@ -80,6 +85,21 @@ class Spawned:
                 f"{self.name} exited with {self.process.returncode}\n" + log_tail(self.log)
             )
 
+    def wait_until(
+        self, ready: Callable[[], bool], failure: str, seconds: float, every: float
+    ) -> None:
+        """Ask ``ready()`` every ``every`` seconds while the process lives, until it holds;
+        after ``seconds``, stop the process and exit with ``failure`` and the log's tail."""
+        deadline = time.monotonic() + seconds
+        while True:
+            self.check_alive()
+            if ready():
+                return
+            if time.monotonic() > deadline:
+                self.stop()
+                raise SystemExit(f"{failure}\n" + log_tail(self.log))
+            time.sleep(every)
+
     def stop(self) -> None:
         """SIGTERM, then SIGKILL to what is left of its group."""
         if self.process.poll() is None:
@@ -91,6 +111,22 @@ class Spawned:
         with suppress(ProcessLookupError):
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
+
+
+def answers_ok(url: str) -> bool:
+    """Whether ``url`` answers 200 now (a server that is up and ready)."""
+    with suppress(httpx.HTTPError):
+        return httpx.get(url, timeout=1).status_code == 200
+    return False
+
+
+def python_env(extra: dict[str, str]) -> dict[str, str]:
+    """This process's environment with the repository on ``PYTHONPATH`` (``tests`` and
+    ``benchmarks`` importable) and ``extra`` set."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    env.update(extra)
+    return env
 
 
 def positive(text: str) -> int:

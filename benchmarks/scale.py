@@ -94,24 +94,26 @@ import httpx
 import msgspec
 import redis
 
-ROOT: Final = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from service.store.ranks import MIRRORED_FOR_SECONDS
 
-from benchmarks.processes import (  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks.processes import (
+    ADMIN_URL,
     HOST,
+    ROOT,
     Spawned,
+    answers_ok,
     cpu_shares,
     cpu_snapshot,
     free_port,
     insert_players,
     log_tail,
     positive,
+    python_env,
     throwaway_database,
 )
-from service.store.ranks import MIRRORED_FOR_SECONDS  # noqa: E402
-from tests.api.helpers import legal_runs  # noqa: E402
+from tests.api.helpers import legal_runs
 
-ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
 DEFAULT_DATE: Final = date(2026, 10, 31)  # the smaller date in the next month's partition
 # Where the day after the larger date has begun at noon UTC of it (UTC+14: 02:00 there).
 SMALL_DATE_ZONE: Final = "Pacific/Kiritimati"
@@ -177,22 +179,18 @@ class RedisServer(Spawned):
         super().__init__(
             "redis-server", command, dict(os.environ), scratch / "redis.log", STOP_SECONDS
         )
-        deadline = time.monotonic() + STARTUP_SECONDS
         client = redis.Redis.from_url(self.url, socket_timeout=1, socket_connect_timeout=1)
         try:
-            while True:
-                self.check_alive()
-                with suppress(redis.RedisError):
-                    if client.ping():
-                        return
-                if time.monotonic() > deadline:
-                    self.stop()
-                    raise SystemExit(
-                        "scale: redis-server did not answer PING\n" + log_tail(self.log)
-                    )
-                time.sleep(0.05)
+            failure = "scale: redis-server did not answer PING"
+            self.wait_until(lambda: pings(client), failure, STARTUP_SECONDS, every=0.05)
         finally:
             client.close()
+
+
+def pings(client: redis.Redis) -> bool:
+    with suppress(redis.RedisError):
+        return bool(client.ping())
+    return False
 
 
 class Server(Spawned):
@@ -207,16 +205,9 @@ class Server(Spawned):
         command += ["--http1-header-read-timeout", str(HEADER_TIMEOUT_MS)]
         command += ["tests.frozen_clock_app:create"]
         super().__init__("server", command, env, log, STOP_SECONDS)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            self.check_alive()
-            with suppress(httpx.HTTPError):
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
-                    return
-            if time.monotonic() > deadline:
-                self.stop()
-                raise SystemExit("scale: the server did not become ready\n" + log_tail(self.log))
-            time.sleep(0.2)
+        ready = f"{self.url}/readyz"
+        failure = "scale: the server did not become ready"
+        self.wait_until(lambda: answers_ok(ready), failure, STARTUP_SECONDS, every=0.2)
 
 
 # The database -------------------------------------------------------------------------------
@@ -290,13 +281,6 @@ async def _rank_in_sql(url: str, day: date, score: int) -> dict[str, Any]:
 
 
 # Fills --------------------------------------------------------------------------------------
-
-
-def python_env(extra: dict[str, str]) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env.update(extra)
-    return env
 
 
 def shutbox(arguments: Sequence[str], env: dict[str, str], timeout: float) -> str:

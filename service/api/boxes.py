@@ -9,14 +9,20 @@ from typing import Annotated, Any, Literal
 from uuid import UUID
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
-from litestar.di import NamedDependency
+from litestar import Controller, Response, get, post
 from litestar.params import JSONBody, PathParameter, QueryParameter
 from msgspec import UNSET, UnsetType
 
 from service import codes
 from service.api import problems
-from service.api.deps import BEARER, MAYBE_BEARER, Services, optional_player
+from service.api.deps import (
+    BEARER,
+    MAYBE_BEARER,
+    AnyRequest,
+    PlayerDep,
+    ServicesDep,
+    optional_player,
+)
 from service.api.idempotency import respond_once
 from service.api.problems import created, documented, resubmitted
 from service.api.schemas import MovesIn, RulesOut, StoredRunResult, move_in, rules_out, run_result
@@ -27,7 +33,6 @@ from service.rules.ruleset import Roll, Rules
 from service.store import boxes, sequences
 from service.store.boxes import Box, Mode
 from service.store.db import Connection, Database
-from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
 
 CodePath = Annotated[
@@ -141,11 +146,7 @@ class BoxesController(Controller):
         status_code=201,
     )
     async def create(
-        self,
-        request: Request[Any, Any, Any],
-        data: JSONBody[NewBox],
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
+        self, request: AnyRequest, data: JSONBody[NewBox], player: PlayerDep, services: ServicesDep
     ) -> Response[bytes]:
 
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
@@ -186,8 +187,8 @@ class BoxesController(Controller):
     )
     async def get_box(
         self,
-        request: Request[Any, Any, Any],
-        services: NamedDependency[Services],
+        request: AnyRequest,
+        services: ServicesDep,
         code: CodePath,
         mode: Annotated[Mode, QueryParameter(description="blind (default) or target")] = "blind",
     ) -> BoxOut:
@@ -239,10 +240,10 @@ class BoxesController(Controller):
     )
     async def submit(
         self,
-        request: Request[Any, Any, Any],
+        request: AnyRequest,
         data: JSONBody[BoxRunSubmission],
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
+        player: PlayerDep,
+        services: ServicesDep,
         code: CodePath,
     ) -> Response[bytes]:
 
@@ -299,10 +300,7 @@ class BoxesController(Controller):
         responses=documented(problems.BOX_CODE, problems.RESULTS_HIDDEN, problems.AUTHENTICATED),
     )
     async def results(
-        self,
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
-        code: CodePath,
+        self, player: PlayerDep, services: ServicesDep, code: CodePath
     ) -> list[BoxResult]:
         found = await find_box(services.pool, code)
         if (

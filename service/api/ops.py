@@ -6,10 +6,9 @@ from typing import Literal
 
 import msgspec
 from litestar import Controller, Response, get
-from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 
-from service.api.deps import Services
+from service.api.deps import ServicesDep
 from service.store.cache import RedisState
 
 
@@ -44,7 +43,7 @@ class OpsController(Controller):
             )
         },
     )
-    async def readyz(self, services: NamedDependency[Services]) -> Response[Readiness]:
+    async def readyz(self, services: ServicesDep) -> Response[Readiness]:
         pool, cache = services.pool, services.cache
         try:
             async with pool.acquire(timeout=1) as connection:

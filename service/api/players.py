@@ -6,20 +6,19 @@ import unicodedata
 import uuid
 from datetime import UTC, date, datetime
 from functools import cache
-from typing import Annotated, Any, Final
+from typing import Annotated, Final
 from zoneinfo import available_timezones
 
 import asyncpg
 import msgspec
-from litestar import Controller, Request, Response, get, patch, post
-from litestar.di import NamedDependency
+from litestar import Controller, Response, get, patch, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 from msgspec import UNSET, Meta, UnsetType
 
 from service import codes
 from service.api import problems
-from service.api.deps import BEARER, Services
+from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.idempotency import answer_once
 from service.api.problems import documented
 from service.api.schemas import Streak, streak_out
@@ -166,7 +165,7 @@ def checked_token(token: str | None) -> str | None:
     return token
 
 
-def player_created(identity: Identity, token: str) -> CreatedPlayer:
+def player_created(identity: Identity | PlayerRow, token: str) -> CreatedPlayer:
     return CreatedPlayer(
         id=identity.id, name=identity.name, time_zone=identity.time_zone, token=token
     )
@@ -186,13 +185,7 @@ async def player_streak(pool: asyncpg.Pool, player: PlayerRow, now: datetime) ->
 
 
 def player_out(row: PlayerRow) -> Player:
-    return Player(
-        id=row.id,
-        name=row.name,
-        time_zone=row.time_zone,
-        created_at=row.created_at,
-        language=row.language,
-    )
+    return msgspec.convert(row, Player, from_attributes=True)
 
 
 class PlayersController(Controller):
@@ -230,10 +223,7 @@ class PlayersController(Controller):
         status_code=201,
     )
     async def create(
-        self,
-        request: Request[Any, Any, Any],
-        data: JSONBody[NewPlayer],
-        services: NamedDependency[Services],
+        self, request: AnyRequest, data: JSONBody[NewPlayer], services: ServicesDep
     ) -> Response[CreatedPlayer]:
         name, time_zone = checked_name(data.name), checked_time_zone(data.time_zone)
         own_token = checked_token(data.token)
@@ -268,11 +258,7 @@ class PlayersController(Controller):
         security=BEARER,
         responses=documented(problems.AUTHENTICATED),
     )
-    async def me(
-        self,
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
-    ) -> PlayerWithStreak:
+    async def me(self, player: PlayerDep, services: ServicesDep) -> PlayerWithStreak:
         streak = await player_streak(services.pool, player, services.clock.now())
         return PlayerWithStreak(**msgspec.structs.asdict(player_out(player)), streak=streak)
 
@@ -296,10 +282,7 @@ class PlayersController(Controller):
         ),
     )
     async def update(
-        self,
-        data: JSONBody[PlayerChange],
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
+        self, data: JSONBody[PlayerChange], player: PlayerDep, services: ServicesDep
     ) -> Player:
         name = checked_name(data.name) if not isinstance(data.name, UnsetType) else None
         time_zone = (
@@ -343,11 +326,7 @@ class PlayersController(Controller):
         responses=documented(problems.AUTHENTICATED),
         status_code=201,
     )
-    async def offer_transfer(
-        self,
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
-    ) -> TransferCode:
+    async def offer_transfer(self, player: PlayerDep, services: ServicesDep) -> TransferCode:
         code = codes.new_code(codes.TRANSFER_DATA_SYMBOLS)
         expires_at = await players.offer_transfer(
             services.pool, player.id, code, services.clock.now()
@@ -376,11 +355,7 @@ class PlayersController(Controller):
         ),
         status_code=200,
     )
-    async def claim(
-        self,
-        data: JSONBody[Claim],
-        services: NamedDependency[Services],
-    ) -> CreatedPlayer:
+    async def claim(self, data: JSONBody[Claim], services: ServicesDep) -> CreatedPlayer:
         try:
             code = codes.parse(data.code, codes.TRANSFER_LENGTH, codes.TRANSFER_CODE)
         except codes.MistypedCode as error:
@@ -402,7 +377,7 @@ class PlayersController(Controller):
                     code=codes.display(code),
                 ),
             )
-        return player_created(Identity(id=row.id, name=row.name, time_zone=row.time_zone), token)
+        return player_created(row, token)
 
     @get(
         "/me/streak",
@@ -415,11 +390,7 @@ class PlayersController(Controller):
         security=BEARER,
         responses=documented(problems.AUTHENTICATED),
     )
-    async def streak(
-        self,
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
-    ) -> Streak:
+    async def streak(self, player: PlayerDep, services: ServicesDep) -> Streak:
         return await player_streak(services.pool, player, services.clock.now())
 
     @get(
@@ -432,8 +403,8 @@ class PlayersController(Controller):
     )
     async def history(
         self,
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
+        player: PlayerDep,
+        services: ServicesDep,
         before: Annotated[
             date | None, QueryParameter(description="Only dates before this one (YYYY-MM-DD).")
         ] = None,

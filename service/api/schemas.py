@@ -12,7 +12,7 @@ from msgspec import Meta
 
 from service.calendar import StreakRuns, current_streak
 from service.i18n import LOCALISED, N_, Language, _, current, speaking
-from service.rules.analysis import COMPUTER_RUNS_KEPT, Analysis, Report
+from service.rules.analysis import COMPUTER_RUNS_KEPT, Analysis, Label, Report
 from service.rules.computers import ComputerRun
 from service.rules.replay import Move
 from service.rules.ruleset import MoveRule, OneDie, Roll, Rules, Scoring, tiles_of
@@ -75,7 +75,6 @@ def rules_out(rules: Rules) -> RulesOut:
     )
 
 
-Label = Literal["best", "inaccuracy", "mistake", "blunder"]
 LABEL_WORDS: Final[dict[Label, str]] = {
     "best": N_("best"),
     "inaccuracy": N_("inaccuracy"),

@@ -4,11 +4,8 @@ awaits ``held_tables`` and then calls the pure functions (``report``, ``hint``,
 
 from __future__ import annotations
 
-from typing import Any
-
-from litestar import Request
-
 from service.api import problems
+from service.api.deps import AnyRequest
 from service.i18n import _
 from service.ratelimit import RateLimiter
 from service.rules.ruleset import Rules
@@ -16,7 +13,7 @@ from service.rules.solver import LOADED, Tables
 from service.solving import Solver, SolverBusy, TooManySolves
 
 
-async def held_tables(request: Request[Any, Any, Any], rules: Rules) -> Tables:
+async def held_tables(request: AnyRequest, rules: Rules) -> Tables:
     """The tables of ``rules``, held in this process until the handler's next await.
 
     A variant solved nowhere yet takes a solve: 503 ``solver-busy`` when this process

@@ -34,6 +34,15 @@ type EveryOperation = { [P in keyof paths]: { [M in MethodOf<P>]: Step } };
 
 const DAY = "2026-11-29";
 const BOX = "7M3Q-K2ZD2";
+/** The path parameters of the date and of the box the calls ask about. */
+const ON_DAY = { path: { day: DAY } };
+const ON_BOX = { path: { code: BOX } };
+/** The problems of a request that may succeed when sent again after a back-off. */
+const RETRY_LATER: readonly (
+  | "/problems/rate-limited"
+  | "/problems/database-unavailable"
+  | "/problems/database-timeout"
+)[] = ["/problems/rate-limited", "/problems/database-unavailable", "/problems/database-timeout"];
 
 function show(...parts: unknown[]): void {
   console.log(...parts);
@@ -46,18 +55,24 @@ async function backOff(response: Response): Promise<void> {
 }
 
 /**
- * A problem not handled on its own: back off when it is one of `waitOn` (types the
- * operation documents, or the call does not compile), else show its detail.
+ * A problem whose members need not be read: its detail after the words given for its
+ * `type`; else a back-off when it is one of `waitOn`; else its status, title and
+ * detail. Every type named, in `waitOn` or in `words`, is one the operation documents,
+ * or the call does not compile.
  */
 async function waitOrShow<T extends string>(
-  error: { type: T; detail: string },
+  error: { type: T; status: number; title: string; detail: string },
   response: Response,
   waitOn: readonly NoInfer<T>[],
+  words: { readonly [K in NoInfer<T>]?: string } = {},
 ): Promise<void> {
-  if (waitOn.includes(error.type)) {
+  const said = words[error.type];
+  if (said !== undefined) {
+    show(said, error.detail);
+  } else if (waitOn.includes(error.type)) {
     await backOff(response);
   } else {
-    show(error.detail);
+    show(error.status, error.title, error.detail);
   }
 }
 
@@ -95,26 +110,14 @@ const createPlayer: Step = async (api) => {
     show(again, data.id, data.name ?? "(no name)", data.time_zone, data.token === token);
     return;
   }
-  switch (error.type) {
-    case "/problems/weak-token":
-    case "/problems/invalid-name":
-    case "/problems/unknown-time-zone":
-      show("fix the request:", error.detail);
-      break;
-    case "/problems/token-not-kept":
-      show("create the player with a new Idempotency-Key:", error.detail);
-      break;
-    case "/problems/idempotency-key-reused":
-      show("a new request needs a new key:", error.detail);
-      break;
-    case "/problems/rate-limited":
-    case "/problems/database-unavailable":
-    case "/problems/database-timeout":
-      await backOff(response); // then retry with the same token and key
-      break;
-    default:
-      show(error.status, error.title, error.detail);
-  }
+  // After a back-off, retry with the same token and key.
+  await waitOrShow(error, response, RETRY_LATER, {
+    "/problems/weak-token": "fix the request:",
+    "/problems/invalid-name": "fix the request:",
+    "/problems/unknown-time-zone": "fix the request:",
+    "/problems/token-not-kept": "create the player with a new Idempotency-Key:",
+    "/problems/idempotency-key-reused": "a new request needs a new key:",
+  });
 };
 
 const getMe: Step = async (api) => {
@@ -125,12 +128,10 @@ const getMe: Step = async (api) => {
     show(data.streak.last_played ?? "never played", data.streak.played_today);
     return;
   }
-  switch (error.type) {
-    case "/problems/unauthorized":
-      show("sign in again:", response.headers.get("WWW-Authenticate"), error.detail);
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/rate-limited"]);
+  if (error.type === "/problems/unauthorized") {
+    show("sign in again:", response.headers.get("WWW-Authenticate"), error.detail);
+  } else {
+    await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -142,21 +143,15 @@ const updateMe: Step = async (api) => {
     show(data.time_zone, data.name, data.created_at);
     return;
   }
-  switch (error.type) {
-    case "/problems/time-zone-change-too-soon": {
-      const possibleAt: string = error.possible_at;
-      show("the time zone can change again from", new Date(possibleAt).toLocaleString());
-      break;
-    }
-    case "/problems/unknown-time-zone":
-    case "/problems/invalid-name":
-      show(error.detail);
-      break;
-    case "/problems/unauthorized":
-      show("sign in again");
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/rate-limited"]);
+  if (error.type === "/problems/time-zone-change-too-soon") {
+    const possibleAt: string = error.possible_at;
+    show("the time zone can change again from", new Date(possibleAt).toLocaleString());
+  } else {
+    await waitOrShow(error, response, ["/problems/rate-limited"], {
+      "/problems/unknown-time-zone": "fix the request:",
+      "/problems/invalid-name": "fix the request:",
+      "/problems/unauthorized": "sign in again:",
+    });
   }
 };
 
@@ -165,10 +160,8 @@ const getMyStreak: Step = async (api) => {
   if (data) {
     const best: number = data.best;
     show(data.current, best, data.last_played, data.played_today);
-  } else if (error.type === "/problems/rate-limited") {
-    await backOff(response);
   } else {
-    show(error.status, error.detail);
+    await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -183,10 +176,8 @@ const getMyHistory: Step = async (api) => {
     }
     const older = data.at(-1)?.date; // the next page: dates before the last one
     show("next page before", older);
-  } else if (error.type === "/problems/rate-limited") {
-    await backOff(response);
   } else {
-    show(error.status, error.detail);
+    await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
 };
 
@@ -196,13 +187,9 @@ const offerTransfer: Step = async (api) => {
     show("type this on the new device:", data.display_code, "until", data.expires_at, data.code);
     return;
   }
-  switch (error.type) {
-    case "/problems/unauthorized":
-      show(error.detail);
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/rate-limited"]);
-  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/unauthorized": "sign in again:",
+  });
 };
 
 const claimTransfer: Step = async (api) => {
@@ -216,27 +203,19 @@ const claimTransfer: Step = async (api) => {
     show("welcome back", data.name, data.id, data.time_zone, sameToken);
     return;
   }
-  switch (error.type) {
-    case "/problems/mistyped-code":
-    case "/problems/invalid-code":
-      show("check the code:", error.detail);
-      break;
-    case "/problems/unknown-transfer-code":
-      show("ask the old device for a new code");
-      break;
-    case "/problems/token-taken":
-    case "/problems/weak-token":
-      show("make a new token:", error.detail);
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/rate-limited"]);
-  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/mistyped-code": "check the code:",
+    "/problems/invalid-code": "check the code:",
+    "/problems/unknown-transfer-code": "ask the old device for a new code:",
+    "/problems/token-taken": "make a new token:",
+    "/problems/weak-token": "make a new token:",
+  });
 };
 
 const getDailyDice: Step = async (api) => {
   const etag = '"previous"';
   const { data, error, response } = await api.GET("/v1/daily/{day}", {
-    params: { path: { day: DAY } },
+    params: ON_DAY,
     headers: { "If-None-Match": etag },
   });
   if (response.status === 304) {
@@ -249,20 +228,10 @@ const getDailyDice: Step = async (api) => {
     show(response.headers.get("ETag"));
     return;
   }
-  switch (error.type) {
-    case "/problems/unknown-date":
-      show("no Daily Dice that day:", error.detail);
-      break;
-    case "/problems/invalid-date":
-      show(error.detail);
-      break;
-    case "/problems/database-unavailable":
-    case "/problems/database-timeout":
-      await backOff(response);
-      break;
-    default:
-      show("unexpected answer", response.status); // every documented problem is handled
-  }
+  await waitOrShow(error, response, RETRY_LATER, {
+    "/problems/unknown-date": "no Daily Dice that day:",
+    "/problems/invalid-date": "not a date:",
+  });
 };
 
 /** A daily run's answer: score, rank and streak, and the analysis of each roll. */
@@ -284,7 +253,7 @@ const submitDailyRun: Step = async (api) => {
   const moves: Move[] = [[9], [8, 1], [7], [6, 2]];
   const key = idempotencyKey(); // the same key for every retry of this run
   const { data, error, response } = await api.POST("/v1/daily/{day}/runs", {
-    params: { path: { day: DAY } },
+    params: ON_DAY,
     body: { moves },
     headers: { "Idempotency-Key": key },
   });
@@ -323,54 +292,35 @@ const submitDailyRun: Step = async (api) => {
       // The official run stands: show it instead.
       const officialRunId: string = error.official_run_id;
       show("already played; the official run is", officialRunId, "at", error.official_run);
-      const official = await api.GET("/v1/daily/{day}/runs/me", {
-        params: { path: { day: DAY } },
-      });
+      const official = await api.GET("/v1/daily/{day}/runs/me", { params: ON_DAY });
       if (official.data) {
         show(official.data.run_id === officialRunId, official.data.rank.position);
       }
       break;
     }
-    case "/problems/date-not-open":
-      show("this date is closed for you:", error.detail);
-      break;
-    case "/problems/unknown-date":
-    case "/problems/invalid-date":
-      show(error.detail);
-      break;
-    case "/problems/idempotency-key-reused":
-      show("a new run needs a new Idempotency-Key");
-      break;
-    case "/problems/unauthorized":
-      show("sign in again");
-      break;
-    case "/problems/rate-limited":
-    case "/problems/database-unavailable":
-    case "/problems/database-timeout":
-      await backOff(response); // then retry with the same Idempotency-Key
-      break;
     default:
-      show(error.status, error.title, error.detail);
+      // After a back-off, retry with the same Idempotency-Key.
+      await waitOrShow(error, response, RETRY_LATER, {
+        "/problems/unauthorized": "sign in again:",
+        "/problems/date-not-open": "this date is closed for you:",
+        "/problems/unknown-date": "no Daily Dice that day:",
+        "/problems/invalid-date": "not a date:",
+        "/problems/idempotency-key-reused": "a new run needs a new Idempotency-Key:",
+      });
   }
 };
 
 const getMyDailyRun: Step = async (api) => {
-  const { data, error, response } = await api.GET("/v1/daily/{day}/runs/me", {
-    params: { path: { day: DAY } },
-  });
+  const { data, error, response } = await api.GET("/v1/daily/{day}/runs/me", { params: ON_DAY });
   if (data) {
     const runId: string = data.run_id;
     const position: number = data.rank.position; // the rank as it stands now
     show(runId, data.score, position, data.rank.players, data.analysis.best_possible);
     return;
   }
-  switch (error.type) {
-    case "/problems/no-official-run":
-      show("not played yet:", error.detail);
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/rate-limited"]);
-  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/no-official-run": "not played yet:",
+  });
 };
 
 const getDailyLeaderboard: Step = async (api) => {
@@ -386,29 +336,21 @@ const getDailyLeaderboard: Step = async (api) => {
     }
     return;
   }
-  switch (error.type) {
-    case "/problems/leaderboard-hidden":
-      show("play the date first:", error.detail);
-      break;
-    case "/problems/unknown-date":
-      show(error.detail);
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/rate-limited"]);
-  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/leaderboard-hidden": "play the date first:",
+    "/problems/unknown-date": "no Daily Dice that day:",
+  });
 };
 
 const getDailyShareText: Step = async (api) => {
-  const { data, error, response } = await api.GET("/v1/daily/{day}/share", {
-    params: { path: { day: DAY } },
-  });
+  const { data, error, response } = await api.GET("/v1/daily/{day}/share", { params: ON_DAY });
   if (data) {
     const text: string = data.text;
     show(text);
-  } else if (error.type === "/problems/no-official-run") {
-    show("nothing to share yet");
   } else {
-    await waitOrShow(error, response, ["/problems/rate-limited"]);
+    await waitOrShow(error, response, ["/problems/rate-limited"], {
+      "/problems/no-official-run": "nothing to share yet:",
+    });
   }
 };
 
@@ -423,16 +365,10 @@ const createBox: Step = async (api) => {
     show(data.owner.name ?? "(no name)");
     return;
   }
-  switch (error.type) {
-    case "/problems/idempotency-key-reused":
-      show("a new box needs a new Idempotency-Key");
-      break;
-    case "/problems/unauthorized":
-      show("sign in again");
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/rate-limited"]);
-  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/idempotency-key-reused": "a new box needs a new Idempotency-Key:",
+    "/problems/unauthorized": "sign in again:",
+  });
 };
 
 const getBox: Step = async (api) => {
@@ -446,23 +382,17 @@ const getBox: Step = async (api) => {
     }
     return;
   }
-  switch (error.type) {
-    case "/problems/mistyped-code":
-      show("a symbol of the code is mistyped:", error.detail);
-      break;
-    case "/problems/invalid-code":
-    case "/problems/unknown-box":
-      show(error.detail);
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/rate-limited"]);
-  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/mistyped-code": "a symbol of the code is mistyped:",
+    "/problems/invalid-code": "check the code:",
+    "/problems/unknown-box": "no such box:",
+  });
 };
 
 const submitBoxRun: Step = async (api) => {
   // No `mode`: blind, the server's default.
   const { data, error, response } = await api.POST("/v1/boxes/{code}/runs", {
-    params: { path: { code: BOX } },
+    params: ON_BOX,
     body: { moves: [[10], [9, 1], { dice: 1, tiles: [4] }] },
     headers: { "Idempotency-Key": idempotencyKey() },
   });
@@ -490,19 +420,16 @@ const submitBoxRun: Step = async (api) => {
     case "/problems/run-ends-early":
       show(error.move_index, error.possible);
       break;
-    case "/problems/unknown-box":
-    case "/problems/mistyped-code":
-      show(error.detail);
-      break;
     default:
-      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"]);
+      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
+        "/problems/unknown-box": "no such box:",
+        "/problems/mistyped-code": "a symbol of the code is mistyped:",
+      });
   }
 };
 
 const getBoxResults: Step = async (api) => {
-  const { data, error, response } = await api.GET("/v1/boxes/{code}/results", {
-    params: { path: { code: BOX } },
-  });
+  const { data, error, response } = await api.GET("/v1/boxes/{code}/results", { params: ON_BOX });
   if (data) {
     for (const result of data) {
       const mode: "blind" | "target" = result.mode;
@@ -510,16 +437,10 @@ const getBoxResults: Step = async (api) => {
     }
     return;
   }
-  switch (error.type) {
-    case "/problems/results-hidden":
-      show("play the box first:", error.detail);
-      break;
-    case "/problems/unknown-box":
-      show(error.detail);
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/rate-limited"]);
-  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/results-hidden": "play the box first:",
+    "/problems/unknown-box": "no such box:",
+  });
 };
 
 const analyzeRun: Step = async (api) => {
@@ -539,9 +460,6 @@ const analyzeRun: Step = async (api) => {
     return;
   }
   switch (error.type) {
-    case "/problems/dice-in-play":
-      show("submit the run first:", error.detail);
-      break;
     case "/problems/tile-not-open":
     case "/problems/wrong-total":
     case "/problems/playable-roll-skipped":
@@ -550,11 +468,11 @@ const analyzeRun: Step = async (api) => {
       show(`move ${index}: ${error.reason}`);
       break;
     }
-    case "/problems/invalid-dice":
-      show(error.detail);
-      break;
     default:
-      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"]);
+      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
+        "/problems/dice-in-play": "submit the run first:",
+        "/problems/invalid-dice": "these dice do not fit the rules:",
+      });
   }
 };
 
@@ -572,15 +490,11 @@ const hint: Step = async (api) => {
     }
     return;
   }
-  switch (error.type) {
-    case "/problems/not-a-tile":
-    case "/problems/tile-repeated":
-    case "/problems/one-die-not-allowed":
-      show(error.detail);
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"]);
-  }
+  await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
+    "/problems/not-a-tile": "fix the position:",
+    "/problems/tile-repeated": "fix the position:",
+    "/problems/one-die-not-allowed": "roll two dice:",
+  });
 };
 
 const solution: Step = async (api) => {
@@ -592,14 +506,10 @@ const solution: Step = async (api) => {
     show("chance of a shut box:", data.distribution["0"] ?? 0);
     return;
   }
-  switch (error.type) {
-    case "/problems/not-a-tile":
-    case "/problems/tile-repeated":
-      show(error.detail);
-      break;
-    default:
-      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"]);
-  }
+  await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
+    "/problems/not-a-tile": "fix the position:",
+    "/problems/tile-repeated": "fix the position:",
+  });
 };
 
 const listRules: Step = async (api) => {
