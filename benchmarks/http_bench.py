@@ -385,21 +385,13 @@ class Measurement:
 
 
 @dataclass(frozen=True)
-class Row:
-    key: str
-    endpoint: str
-    requests: int
-    requests_per_sec: float
-    p99_ms: float
-    ratio: float | None  # None for a paced run: its rate is the one it was given
-    post_ratio: float | None  # a POST's requests per second to the bare POST's
-    target: float | None
-    met: bool | None
-    non_2xx: int
-    socket_errors: int
-    paced_at: float | None
-    new_players: NewPlayerCounts | None
-    cpu: dict[str, float] | None
+class Row(Measurement):
+    """A measurement with its ratios and whether it met its goal."""
+
+    ratio: float | None = None  # to the ceiling; None for a paced run (its rate was given)
+    post_ratio: float | None = None  # a POST's requests per second to the bare POST's
+    target: float | None = None
+    met: bool | None = None
 
 
 def progress(message: str) -> None:
@@ -600,23 +592,9 @@ def rows_of(results: list[Measurement]) -> list[Row]:
             post_ratio = result.requests_per_sec / bare_post
         target = TARGETS.get(measured.key)
         against = post_ratio if measured.key in POSTS else ratio
+        met = None if target is None or against is None else against >= target
         rows.append(
-            Row(
-                key=measured.key,
-                endpoint=measured.endpoint,
-                requests=result.requests,
-                requests_per_sec=result.requests_per_sec,
-                p99_ms=result.p99_ms,
-                ratio=ratio,
-                post_ratio=post_ratio,
-                target=target,
-                met=None if target is None or against is None else against >= target,
-                non_2xx=result.non_2xx,
-                socket_errors=result.socket_errors,
-                paced_at=measured.paced_at,
-                new_players=measured.new_players,
-                cpu=measured.cpu,
-            )
+            Row(**vars(measured), ratio=ratio, post_ratio=post_ratio, target=target, met=met)
         )
     return rows
 
@@ -632,6 +610,7 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
         f" {'x POST':>7} {'non-2xx':>8} {'sock err':>8}"
     )
     for row in rows:
+        result = row.result
         if row.target is None:
             target = ""
         else:
@@ -639,12 +618,13 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
         ratio = "" if row.ratio is None else f"{row.ratio:.3f}"
         post_ratio = "" if row.post_ratio is None else f"{row.post_ratio:.3f}"
         print(
-            f"{row.endpoint:{width}} {row.requests_per_sec:9.0f} {row.p99_ms:8.2f} {ratio:>9}"
-            f" {target:>10} {post_ratio:>7} {row.non_2xx:8d} {row.socket_errors:8d}"
+            f"{row.endpoint:{width}} {result.requests_per_sec:9.0f} {result.p99_ms:8.2f} {ratio:>9}"
+            f" {target:>10} {post_ratio:>7} {result.non_2xx:8d} {result.socket_errors:8d}"
         )
     by_key = {row.key: row for row in rows}
     if "daily" in by_key and "daily_quiet" in by_key:
-        cost = 1 - by_key["daily"].requests_per_sec / by_key["daily_quiet"].requests_per_sec
+        log_on, log_off = by_key["daily"].result, by_key["daily_quiet"].result
+        cost = 1 - log_on.requests_per_sec / log_off.requests_per_sec
         print(f"the request log costs the feed {cost:.0%} of its throughput (goal: at most 10%)")
     runs = [row for row in rows if row.new_players is not None]
     if runs:
@@ -666,8 +646,8 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
         if row.paced_at is not None:
             line += f"; at most {counts.behind_schedule_ms:.1f} ms behind schedule"
         print(line)
-        if row.cpu is not None and row.requests_per_sec > 0:
-            print("    " + cpu_per_request(row.cpu, row.requests_per_sec))
+        if row.cpu is not None and row.result.requests_per_sec > 0:
+            print("    " + cpu_per_request(row.cpu, row.result.requests_per_sec))
 
 
 def cpu_per_request(cpu: dict[str, float], requests_per_sec: float) -> str:
@@ -689,7 +669,7 @@ def cpu_per_request(cpu: dict[str, float], requests_per_sec: float) -> str:
 def faults(rows: list[Row]) -> list[str]:
     """Why the figures are not valid, if they are not."""
     found = []
-    if any(row.non_2xx for row in rows):
+    if any(row.result.non_2xx for row in rows):
         found.append("some responses were not 2xx")
     for row in rows:
         counts = row.new_players

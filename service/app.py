@@ -11,7 +11,7 @@ from datetime import date
 from typing import cast
 
 import asyncpg
-from litestar import Litestar
+from litestar import Litestar, Response, get
 from litestar.config.cors import CORSConfig
 from litestar.enums import ScopeType
 from litestar.openapi import OpenAPIConfig
@@ -32,10 +32,16 @@ from service import logs
 from service.api import problems
 from service.api.bodies import StrictBodyRequest, describe_request_bodies
 from service.api.boxes import BoxesController
-from service.api.daily import DailyController, daily_feed_middleware
+from service.api.daily import (
+    RUNS_PATH,
+    DailyController,
+    daily_feed_middleware,
+    official_run_answer,
+)
 from service.api.deps import DEPENDENCIES, Services
-from service.api.game import GameController, analyze_middleware
+from service.api.game import ANALYZE_PATH, GameController, analyze_answer
 from service.api.headers import describe_headers
+from service.api.hot import hot_posts
 from service.api.ops import OpsController
 from service.api.players import PlayersController
 from service.clock import Clock, SystemClock
@@ -54,9 +60,16 @@ VERSION = "1.0.0"
 
 
 class MetricsController(PrometheusController):
-    """Prometheus text at /metrics: for operators, not part of the client API document."""
+    """Prometheus text at /metrics: for operators, not part of the client API document.
+    What this process counted and has not written yet is written first."""
 
     include_in_schema = False
+
+    @get()
+    async def get(self) -> Response[bytes]:
+        logs.request_metrics.flush()
+        response: Response[bytes] = await PrometheusController.get.fn(self)
+        return response
 
 
 def openapi_config() -> OpenAPIConfig:
@@ -154,6 +167,7 @@ def lifespan(
                     chore.cancel()
                 await solver.close()
                 logs.request_log.flush()
+                logs.request_metrics.flush()
         finally:
             await cache.close()
             await pool.close()
@@ -211,7 +225,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
             daily_feed_middleware,  # the hottest path, with no text: before the language
             language_middleware,
             rate_limit_middleware,
-            analyze_middleware,
+            hot_posts({ANALYZE_PATH: analyze_answer, RUNS_PATH: official_run_answer}),
         ],
         plugins=[problems.plugin()],
         exception_handlers={Exception: problems.internal_error},

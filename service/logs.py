@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import bisect
 import itertools
 import logging
 import secrets
 import sys
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, Final
 
@@ -69,6 +71,18 @@ class RequestLine(msgspec.Struct, kw_only=True, gc=False):
 PATH_LOGGED: Final = 512  # characters: a longer path is cut, it is somebody's junk
 
 
+FLUSH_SECONDS: Final = 0.05
+
+
+def _flush_later(flush: Callable[[], None]) -> bool:
+    """``flush`` called in ``FLUSH_SECONDS`` on the running loop; False if there is none."""
+    try:
+        asyncio.get_running_loop().call_later(FLUSH_SECONDS, flush)
+    except RuntimeError:
+        return False
+    return True
+
+
 class RequestLog:
     """The request log, one JSON line a request, written in batches: the lines of the
     requests that end within ``FLUSH_SECONDS`` go out in one write (sooner when
@@ -76,7 +90,6 @@ class RequestLog:
     system call of its own. What waits is written at shutdown too (the app's lifespan,
     and at exit)."""
 
-    FLUSH_SECONDS: Final = 0.05
     FLUSH_LINES: Final = 512
 
     def __init__(self) -> None:
@@ -97,15 +110,9 @@ class RequestLog:
         return self._stamp
 
     def add(self, line: RequestLine) -> None:
-        if not self._lines:
-            try:
-                asyncio.get_running_loop().call_later(self.FLUSH_SECONDS, self.flush)
-            except RuntimeError:  # no loop: nothing batches, write it now
-                self._lines.append(self._encode(line))
-                self.flush()
-                return
+        first = not self._lines
         self._lines.append(self._encode(line))
-        if len(self._lines) >= self.FLUSH_LINES:
+        if (first and not _flush_later(self.flush)) or len(self._lines) >= self.FLUSH_LINES:
             self.flush()  # the timer set for them finds nothing, or the next lines
 
     def request(self, rid: str, method: str, path: str, status: int, seconds: float) -> None:
@@ -146,6 +153,48 @@ REQUESTS: Final = Counter(
 DURATION: Final = Histogram(
     "shutbox_request_duration_seconds", "Time to answer an HTTP request", ["method", "path"]
 )
+
+
+class RequestMetrics:
+    """The requests' count and duration metrics, kept here and written to Prometheus's
+    in batches (every ``FLUSH_SECONDS``, and before a scrape of this process): with
+    several workers each write is to a shared file under a lock, three a request
+    otherwise, and the same few keys take every request."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str, int], int] = {}
+        self._times: dict[tuple[str, str], list[float]] = {}
+
+    def add(self, method: str, path: str, status: int, seconds: float) -> None:
+        first = not self._counts
+        key = (method, path, status)
+        self._counts[key] = self._counts.get(key, 0) + 1
+        self._times.setdefault((method, path), []).append(seconds)
+        if first and not _flush_later(self.flush):
+            self.flush()
+
+    def flush(self) -> None:
+        counts, times = self._counts, self._times
+        self._counts, self._times = {}, {}
+        for labels, count in counts.items():
+            REQUESTS.labels(*labels).inc(count)
+        for (method, path), observed in times.items():
+            _observe_all(DURATION.labels(method, path), observed)
+
+
+def _observe_all(histogram: Histogram, values: list[float]) -> None:
+    """``histogram.observe(value)`` for each value, with one write a bucket."""
+    bounds = histogram._upper_bounds
+    counts = [0] * len(bounds)
+    for value in values:
+        counts[bisect.bisect_left(bounds, value)] += 1  # the first bound at or above it
+    histogram._sum.inc(sum(values))
+    for bucket, count in zip(histogram._buckets, counts, strict=True):
+        if count:
+            bucket.inc(count)
+
+
+request_metrics = RequestMetrics()
 _PROCESS_TAG: Final = secrets.token_hex(4)
 _numbers = itertools.count()
 CLIENT_CLOSED: Final = 499  # nginx's status for a client that hung up before the answer
@@ -165,8 +214,6 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
     as 499, "client closed request": the read raises ``ClientClosedRequest`` instead of
     handing the app a disconnect it would report as a server error, and whatever the
     app answers then goes nowhere."""
-    counters: dict[tuple[str, str, int], Any] = {}
-    timers: dict[tuple[str, str], Any] = {}
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP:
@@ -206,14 +253,7 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
             elapsed = time.perf_counter() - started
             method = "HEAD" if scope.get(HEAD_REQUEST) else str(scope.get("method", ""))
             path = str(scope.get("path_template", "unmatched"))
-            counter = counters.get((method, path, status))
-            if counter is None:
-                counter = counters[(method, path, status)] = REQUESTS.labels(method, path, status)
-            counter.inc()
-            timer = timers.get((method, path))
-            if timer is None:
-                timer = timers[(method, path)] = DURATION.labels(method, path)
-            timer.observe(elapsed)
+            request_metrics.add(method, path, status, elapsed)
             if access_log.isEnabledFor(logging.INFO):
                 request_log.request(rid, method, scope["path"], status, elapsed)
             request_id.reset(token)

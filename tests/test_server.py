@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import httpx
 import redis
@@ -20,11 +21,13 @@ def clear_prefix(prefix: str) -> None:
         client.close()
 
 
-async def concurrent_gets(url: str, count: int) -> list[httpx.Response]:
+async def concurrent_gets(
+    url: str, count: int, path: str = "/v1/daily/2026-06-15"
+) -> list[httpx.Response]:
     # A connection each, so that both workers answer.
     async def one() -> httpx.Response:
         async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-            return await client.get("/v1/daily/2026-06-15")
+            return await client.get(path)
 
     return list(await asyncio.gather(*(one() for _ in range(count))))
 
@@ -61,11 +64,26 @@ def test_ready_metrics_and_logs(server_env: dict[str, str]) -> None:
         assert ready == {"status": "ready", "database": "up", "redis": "up"}
         answered = httpx.get(f"{server.url}/healthz", headers={"X-Request-ID": "abc-123"})
         assert answered.headers["x-request-id"] == "abc-123"
-        for _ in range(5):
-            httpx.get(f"{server.url}/v1/rules")
-        metrics = httpx.get(f"{server.url}/metrics")
-        assert metrics.status_code == 200
-        assert "shutbox_requests_total" in metrics.text
+        asyncio.run(concurrent_gets(server.url, 6, "/v1/rules"))  # both workers answer
+        # Each worker writes what it counted within moments: every request is in a scrape.
+        deadline = time.monotonic() + 30
+        while True:
+            metrics = httpx.get(f"{server.url}/metrics")
+            assert metrics.status_code == 200
+            found = {
+                name: value
+                for name, _, value in (line.rpartition(" ") for line in metrics.text.splitlines())
+                if 'path="/v1/rules"' in name
+            }
+            requests = 'shutbox_requests_total{method="GET",path="/v1/rules",status="200"}'
+            if found.get(requests) == "6.0" or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert found[requests] == "6.0", found
+        timed = 'shutbox_request_duration_seconds_count{method="GET",path="/v1/rules"}'
+        assert found[timed] == "6.0", found
+        every = 'shutbox_request_duration_seconds_bucket{le="+Inf",method="GET",path="/v1/rules"}'
+        assert found[every] == "6.0", found
         docs = httpx.get(f"{server.url}/schema")
         assert docs.status_code == 200 and "html" in docs.headers["content-type"]
     finally:

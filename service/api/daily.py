@@ -18,19 +18,30 @@ import hashlib
 import re
 from datetime import date, datetime
 from functools import lru_cache
-from typing import Annotated, Any, Final
+from typing import Annotated, Final, NamedTuple
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
-from litestar.di import NamedDependency
+from litestar import Controller, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter, QueryParameter
 from litestar.response.base import ASGIResponse
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.api import problems
-from service.api.deps import BEARER, MAYBE_BEARER, Services, optional_player
-from service.api.idempotency import respond_once
+from service.api.bodies import decode
+from service.api.deps import (
+    BEARER,
+    MAYBE_BEARER,
+    AnyRequest,
+    PlayerDep,
+    Services,
+    ServicesDep,
+    optional_player,
+    player_of_header,
+)
+from service.api.hot import Answer, content_length, header, send_whole
+from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
+from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
 from service.api.problems import created, documented, not_modified, resubmitted
 from service.api.schemas import (
     DailyRunResult,
@@ -54,7 +65,7 @@ from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
 
-CACHE_CONTROL: Final = "public, max-age=86400"
+CACHE_CONTROL: Final = b"public, max-age=86400"
 FEED_PREFIX: Final = "/v1/daily/"
 FEED_DATES_KEPT: Final = 1000
 _ISO_DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -133,15 +144,28 @@ def check_begun(day: date, settings: Settings, now: datetime) -> None:
         )
 
 
-async def _daily_answer(services: Services, when: date, now: datetime) -> tuple[bytes, str]:
-    """The encoded Daily Dice of a date and its ETag."""
+class Feed(NamedTuple):
+    """A date's Daily Dice answer, encoded once, and its ETag; the headers of a 200 and
+    of a 304 made once too."""
+
+    body: bytes
+    etag: bytes
+    headers: list[tuple[bytes, bytes]]
+    not_modified: list[tuple[bytes, bytes]]
+
+
+async def _daily_answer(services: Services, when: date, now: datetime) -> Feed:
+    """The Daily Dice of a date, encoded, and its ETag."""
     issued = await services.daily.dice(when, now)
     body = _encoder.encode(
         DailyDice(
             date=when, sequence=issued.id, rules=rules_out(issued.rules), dice=list(issued.dice)
         )
     )
-    return body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+    etag = b'"' + hashlib.blake2b(body, digest_size=12).hexdigest().encode() + b'"'
+    cached = [(b"etag", etag), (b"cache-control", CACHE_CONTROL)]
+    json = [(b"content-type", b"application/json"), content_length(body)]
+    return Feed(body, etag, [*cached, *json], cached)
 
 
 async def official_run(services: Services, player: PlayerRow, when: date) -> DailyRun:
@@ -176,14 +200,12 @@ def share_text(day: date, result: RunResult) -> str:
 _encoder = msgspec.json.Encoder()
 
 
-def feed_response(answer: tuple[bytes, str], scope: Scope) -> ASGIResponse:
-    """A date's encoded Daily Dice as they are (past response rendering), or 304 when
-    the client holds them already."""
-    body, etag = answer
-    headers = [("etag", etag), ("cache-control", CACHE_CONTROL)]
-    if any(k == b"if-none-match" and etag.encode() in v for k, v in scope["headers"]):
-        return ASGIResponse(body=b"", status_code=304, headers=headers)
-    return ASGIResponse(body=body, media_type="application/json", headers=headers)
+def feed_answer(feed: Feed, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """A date's Daily Dice as they are (past response rendering), or 304 when the client
+    holds them already: the status, headers and body."""
+    if any(k == b"if-none-match" and feed.etag in v for k, v in scope["headers"]):
+        return 304, feed.not_modified, b""
+    return 200, feed.headers, feed.body
 
 
 def daily_feed_middleware(app: ASGIApp) -> ASGIApp:
@@ -198,13 +220,86 @@ def daily_feed_middleware(app: ASGIApp) -> ASGIApp:
         if scope.get("method") == "GET" and path.startswith(FEED_PREFIX):
             day = _calendar_date(path[len(FEED_PREFIX) :])
             services: Services | None = getattr(scope["app"].state, "services", None)
-            answer = services.daily_feed.get(day) if day and services else None
-            if answer and day and services and has_begun(day, services.clock.now()):
-                await feed_response(answer, scope)(scope, receive, send)
+            feed = services.daily_feed.get(day) if day and services else None
+            if feed and day and services and has_begun(day, services.clock.now()):
+                await send_whole(send, *feed_answer(feed, scope))
                 return
         await app(scope, receive, send)
 
     return middleware
+
+
+async def submit_run(
+    services: Services, player: PlayerRow, day: str, data: RunSubmission, request: Keyed
+) -> Answer:
+    """``DailyController.submit``'s answer, or the problem it raises (nothing stored)."""
+    when = parse_date(day)
+    now = services.clock.now()
+    check_begun(when, services.settings, now)
+    moves = [move_in(m) for m in data.moves]
+    in_key_transaction: list[bool] = []
+
+    async def produce(connection: Connection | None) -> Answer:
+        created, result = await services.daily.submit(
+            player, when, moves, services.clock.now(), connection
+        )
+        in_key_transaction.append(created and connection is not None)
+        return (201 if created else 200), _encoder.encode(result)
+
+    try:
+        answer = await answer_keyed(request, services, f"player:{player.id}", produce)
+    except DateNotOpen:
+        now = services.clock.now()
+        raise problems.DATE_NOT_OPEN(
+            _(
+                "{date} is not open for you: in {time_zone} it is {today}, a date stays "
+                "open until 15 minutes after its local midnight, and a date that closed "
+                "for you stays closed after a change of time zone.",
+                date=long_date(when),
+                time_zone=player.time_zone,
+                today=long_date(local_today(now, player.time_zone)),
+            ),
+        ) from None
+    except AlreadyPlayed as played:
+        official = f"/v1/daily/{when.isoformat()}/runs/me"
+        raise problems.ALREADY_PLAYED(
+            _(
+                "You already played {date}; your official run stands (GET {official_run}).",
+                date=long_date(when),
+                official_run=official,
+            ),
+            problems.AlreadyPlayedMembers(
+                official_run_id=str(played.official_id), official_run=official
+            ),
+        ) from None
+    if any(in_key_transaction):
+        # Stored in the key's transaction, committed by now: ranks count it from here.
+        await services.histograms.forget([when])
+    return answer.status, answer.body
+
+
+RUNS_PATH: Final = re.compile(r"/v1/daily/([^/]+)/runs")
+_submission = msgspec.json.Decoder(RunSubmission, strict=True)
+
+
+async def official_run_answer(scope: Scope, body: bytes, path: re.Match[str]) -> Answer | None:
+    """``POST /v1/daily/{date}/runs`` when all goes well (``service.api.hot``): a known
+    player's run, verified, stored and answered (201, or 200 for the identical run
+    again, with or without an idempotency key). Else None, nothing stored: the handler
+    answers (problems included)."""
+    services: Services = scope["app"].state.services
+    try:
+        player = await player_of_header(header(scope, b"authorization") or "", services)
+        data = decode(_submission, body)
+        request = Keyed(
+            header(scope, IDEMPOTENCY_KEY.encode()),
+            "POST",
+            scope.get("root_path", "") + scope["path"],
+            body,
+        )
+        return await submit_run(services, player, path[1], data, request)
+    except Exception:
+        return None
 
 
 class DailyController(Controller):
@@ -230,7 +325,7 @@ class DailyController(Controller):
             304: not_modified(),
         },
     )
-    async def daily(self, request: Request[Any, Any, Any], day: DatePath) -> ASGIResponse:
+    async def daily(self, request: AnyRequest, day: DatePath) -> ASGIResponse:
         # The first request for a date in this process (``daily_feed_middleware`` answers
         # the others): the services come straight from the app state.
         services: Services = request.app.state.services
@@ -238,13 +333,16 @@ class DailyController(Controller):
         now = services.clock.now()
         check_begun(when, services.settings, now)
         # The dice of a date never change once issued: keep the encoded answer per date.
-        answer = services.daily_feed.get(when)
-        if answer is None:
-            answer = await _daily_answer(services, when, now)
+        feed = services.daily_feed.get(when)
+        if feed is None:
+            feed = await _daily_answer(services, when, now)
             if len(services.daily_feed) >= FEED_DATES_KEPT:
                 services.daily_feed.pop(next(iter(services.daily_feed)))
-            services.daily_feed[when] = answer
-        return feed_response(answer, request.scope)
+            services.daily_feed[when] = feed
+        status, headers, body = feed_answer(feed, request.scope)
+        return ASGIResponse(
+            body=body, status_code=status, headers=[(k.decode(), v.decode()) for k, v in headers]
+        )
 
     @post(
         "/{day:str}/runs",
@@ -274,55 +372,14 @@ class DailyController(Controller):
     )
     async def submit(
         self,
-        request: Request[Any, Any, Any],
+        request: AnyRequest,
         data: JSONBody[RunSubmission],
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
+        player: PlayerDep,
+        services: ServicesDep,
         day: DatePath,
     ) -> Response[bytes]:
-        when = parse_date(day)
-        check_begun(when, services.settings, services.clock.now())
-        moves = [move_in(m) for m in data.moves]
-
-        in_key_transaction: list[bool] = []
-
-        async def produce(connection: Connection | None) -> tuple[int, bytes]:
-            created, result = await services.daily.submit(
-                player, when, moves, services.clock.now(), connection
-            )
-            in_key_transaction.append(created and connection is not None)
-            return (201 if created else 200), _encoder.encode(result)
-
-        try:
-            response = await respond_once(request, services, f"player:{player.id}", produce)
-        except DateNotOpen:
-            now = services.clock.now()
-            raise problems.DATE_NOT_OPEN(
-                _(
-                    "{date} is not open for you: in {time_zone} it is {today}, a date stays "
-                    "open until 15 minutes after its local midnight, and a date that closed "
-                    "for you stays closed after a change of time zone.",
-                    date=long_date(when),
-                    time_zone=player.time_zone,
-                    today=long_date(local_today(now, player.time_zone)),
-                ),
-            ) from None
-        except AlreadyPlayed as played:
-            official = f"/v1/daily/{when.isoformat()}/runs/me"
-            raise problems.ALREADY_PLAYED(
-                _(
-                    "You already played {date}; your official run stands (GET {official_run}).",
-                    date=long_date(when),
-                    official_run=official,
-                ),
-                problems.AlreadyPlayedMembers(
-                    official_run_id=str(played.official_id), official_run=official
-                ),
-            ) from None
-        if any(in_key_transaction):
-            # Stored in the key's transaction, committed by now: ranks count it from here.
-            await services.histograms.forget([when])
-        return response
+        status, body = await submit_run(services, player, day, data, await keyed(request))
+        return Response(content=body, status_code=status, media_type=JSON)
 
     @get(
         "/{day:str}/runs/me",
@@ -334,10 +391,7 @@ class DailyController(Controller):
         ),
     )
     async def mine(
-        self,
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
-        day: DatePath,
+        self, player: PlayerDep, services: ServicesDep, day: DatePath
     ) -> OfficialRunResult:
         when = parse_date(day)
         stored = await official_run(services, player, when)
@@ -361,8 +415,8 @@ class DailyController(Controller):
     )
     async def leaderboard(
         self,
-        request: Request[Any, Any, Any],
-        services: NamedDependency[Services],
+        request: AnyRequest,
+        services: ServicesDep,
         day: DatePath,
         limit: Annotated[int, QueryParameter(ge=1, le=100, description="How many top runs.")] = 10,
     ) -> Leaderboard:
@@ -409,12 +463,7 @@ class DailyController(Controller):
             problems.INVALID_DATE, problems.NO_OFFICIAL_RUN, problems.AUTHENTICATED
         ),
     )
-    async def share(
-        self,
-        player: NamedDependency[PlayerRow],
-        services: NamedDependency[Services],
-        day: DatePath,
-    ) -> ShareText:
+    async def share(self, player: PlayerDep, services: ServicesDep, day: DatePath) -> ShareText:
         when = parse_date(day)
         stored = await official_run(services, player, when)
         return ShareText(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 from litestar import Request
@@ -24,6 +24,11 @@ from service.store.in_play import DiceInPlay
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms
 
+if TYPE_CHECKING:
+    from service.api.daily import Feed
+
+AnyRequest = Request[Any, Any, Any]
+
 
 class Services:
     """Everything a handler may need, made once in the lifespan and handed over as one
@@ -36,7 +41,7 @@ class Services:
         self.settings = settings
         self.histograms = Histograms(pool, cache)
         self.dice_in_play = DiceInPlay(pool, cache, settings.secret_bytes)
-        self.daily_feed: dict[date, tuple[bytes, str]] = {}  # encoded answer and ETag
+        self.daily_feed: dict[date, Feed] = {}  # the Daily Dice answers served
         # Concurrent requests share their round trips (one query, one commit a batch).
         self.players_by_token: Batcher[bytes, PlayerRow | None] = Batcher(
             lambda hashes: players.by_token_hashes(pool, hashes)
@@ -47,26 +52,33 @@ class Services:
         self.daily = DailyRuns(pool, cache, settings.secret_bytes, self.histograms, daily_batches)
 
 
+# What a handler declares to be handed the services or the request's player.
+ServicesDep = NamedDependency[Services]
+PlayerDep = NamedDependency[PlayerRow]
+
+
 def _services(state: State) -> Services:
     services: Services = state.services
     return services
 
 
-async def optional_player(request: Request[Any, Any, Any], services: Services) -> PlayerRow | None:
+async def optional_player(request: AnyRequest, services: Services) -> PlayerRow | None:
     """The player of the request's token; None without one; 401 for a bad one."""
     if "authorization" not in request.headers:
         return None
     return await player_of(request, services)
 
 
-async def _player(
-    request: Request[Any, Any, Any], services: NamedDependency[Services]
-) -> PlayerRow:
+async def _player(request: AnyRequest, services: ServicesDep) -> PlayerRow:
     return await player_of(request, services)
 
 
-async def player_of(request: Request[Any, Any, Any], services: Services) -> PlayerRow:
-    header = request.headers.get("authorization", "")
+async def player_of(request: AnyRequest, services: Services) -> PlayerRow:
+    return await player_of_header(request.headers.get("authorization", ""), services)
+
+
+async def player_of_header(header: str, services: Services) -> PlayerRow:
+    """The player of an Authorization header's bearer token, else 401."""
     scheme, _space, token = header.partition(" ")
     challenge = {"WWW-Authenticate": "Bearer"}
     if scheme.lower() != "bearer" or not token.strip():

@@ -5,24 +5,24 @@ Nothing is stored; no account is needed.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Annotated, Any, Final
 
 import msgspec
-from litestar import Controller, Request, get, post
-from litestar.di import NamedDependency
+from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody, QueryParameter
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import Scope
 from msgspec import Meta
 
 from service.api import problems
-from service.api.bodies import decode, is_json
-from service.api.deps import Services
+from service.api.bodies import decode
+from service.api.deps import AnyRequest, Services, ServicesDep
+from service.api.hot import Answer
 from service.api.problems import documented
 from service.api.schemas import DiceIn, Die, MovesIn, OpenIn, RunResult, move_in, run_result
 from service.api.tables import held_tables
 from service.i18n import LOCALISED, N_, Language, _, current, speaking
-from service.logs import ClientClosedRequest
 from service.rules.analysis import report
 from service.rules.dice import check_dice
 from service.rules.ruleset import (
@@ -66,97 +66,23 @@ def analysed(data: AnalyzeRequest, dice: tuple[Roll, ...]) -> RunResult:
     return run_result(report(data.rules, dice, [move_in(m) for m in data.moves], seed), None)
 
 
-_ANALYZE: Final = ("POST", "/v1/analyze")
+ANALYZE_PATH: Final = re.compile(r"/v1/analyze")
 _analyze_request = msgspec.json.Decoder(AnalyzeRequest, strict=True)
 _run_result = msgspec.json.Encoder()
 
 
-def analyze_middleware(app: ASGIApp) -> ASGIApp:
-    """``POST /v1/analyze`` answered here when all goes well: a JSON body of known
-    length, decoded strictly, dice that fit and are not in play, a legal run, the
-    rules' tables in memory. The handler's own functions do the work, without the
-    framework's routing of the body, dependencies and response objects: analysis is
-    what clients call most after the feed. Anything else (a problem to answer, a
-    variant to solve, a body too large or of unknown length) goes on to the handler,
-    with the body read here handed on, and is answered there as always. It runs after
-    the log, the language and the rate limits."""
-
-    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if (scope.get("method"), scope["path"]) != _ANALYZE:
-            await app(scope, receive, send)
-            return
-        body = await _whole_body(scope, receive)
-        if body is None:
-            await app(scope, receive, send)
-            return
-        answer = await _analyse(scope, body)
-        if answer is None:
-            await app(scope, _replaying(body, receive), send)
-            return
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(answer)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": answer, "more_body": False})
-
-    return middleware
-
-
-async def _whole_body(scope: Scope, receive: Receive) -> bytes | None:
-    """The body of a JSON request that says its length, within the limit; else None,
-    having read nothing."""
-    length = media_type = None
-    for name, value in scope["headers"]:
-        if name == b"content-length":
-            length = value
-        elif name == b"content-type":
-            media_type = value
-    if length is None or not length.isdigit() or media_type is None:
-        return None
-    if not is_json(media_type.decode("latin-1").partition(";")[0].strip().lower()):
-        return None
-    if int(length) > scope["app"].state.services.settings.max_body_bytes:
-        return None
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            raise ClientClosedRequest
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            return b"".join(chunks)
-
-
-async def _analyse(scope: Scope, body: bytes) -> bytes | None:
-    """The encoded answer, or None for the handler to answer (problems included)."""
+async def analyze_answer(scope: Scope, body: bytes, _path: re.Match[str]) -> Answer | None:
+    """``POST /v1/analyze`` when all goes well (``service.api.hot``): a body decoded
+    strictly, dice that fit and are not in play, a legal run, the rules' tables in
+    memory. Else None: the handler answers (problems included)."""
     try:
         data: AnalyzeRequest = decode(_analyze_request, body)
         if LOADED.get(data.rules) is None:
             return None
         dice = await dice_to_analyse(data, scope["app"].state.services)
-        return _run_result.encode(analysed(data, dice))
+        return 200, _run_result.encode(analysed(data, dice))
     except Exception:
         return None
-
-
-def _replaying(body: bytes, receive: Receive) -> Receive:
-    """A receive that hands on the body already read, then the connection's own."""
-    sent = False
-
-    async def replay() -> Any:
-        nonlocal sent
-        if sent:
-            return await receive()
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    return replay
 
 
 class HintRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -269,10 +195,7 @@ class GameController(Controller):
         status_code=200,
     )
     async def analyze(
-        self,
-        request: Request[Any, Any, Any],
-        data: JSONBody[AnalyzeRequest],
-        services: NamedDependency[Services],
+        self, request: AnyRequest, data: JSONBody[AnalyzeRequest], services: ServicesDep
     ) -> RunResult:
         dice = await dice_to_analyse(data, services)
         await held_tables(request, data.rules)
@@ -296,7 +219,7 @@ class GameController(Controller):
         ),
         status_code=200,
     )
-    async def hint(self, request: Request[Any, Any, Any], data: JSONBody[HintRequest]) -> Hint:
+    async def hint(self, request: AnyRequest, data: JSONBody[HintRequest]) -> Hint:
         rules = data.rules
         open_tiles = position(rules, data.open)
         if data.roll is not None and len(data.roll) == 1 and not rules.one_die_allowed(open_tiles):
@@ -322,7 +245,7 @@ class GameController(Controller):
     )
     async def solution(
         self,
-        request: Request[Any, Any, Any],
+        request: AnyRequest,
         tiles: Annotated[int, QueryParameter(ge=2, le=12, description="Tiles 1..N.")] = 9,
         one_die: FromQuery[OneDie] = "never",
         move_rule: FromQuery[MoveRule] = "any",

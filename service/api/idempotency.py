@@ -34,8 +34,34 @@ def canonical(body: bytes) -> bytes:
         return body  # not JSON: the handler refuses it before it is ever stored
 
 
+class Keyed(NamedTuple):
+    """What of a request its idempotency key is checked against."""
+
+    key: str | None
+    method: str
+    path: str
+    body: bytes
+    """The body as sent (read only when there is a key)."""
+
+
+async def keyed(request: Request[Any, Any, Any]) -> Keyed:
+    key = request.headers.get(HEADER)
+    body = b"" if key is None else await request.body()
+    return Keyed(key, request.method, request.url.path, body)
+
+
 async def answer_once(
     request: Request[Any, Any, Any],
+    services: Services,
+    scope: str,
+    produce: Callable[[Connection | None], Awaitable[tuple[int, bytes]]],
+) -> Answer:
+    """``answer_keyed`` for a request as the framework hands it."""
+    return await answer_keyed(await keyed(request), services, scope, produce)
+
+
+async def answer_keyed(
+    request: Keyed,
     services: Services,
     scope: str,
     produce: Callable[[Connection | None], Awaitable[tuple[int, bytes]]],
@@ -43,15 +69,13 @@ async def answer_once(
     """Run ``produce`` once per idempotency key in ``scope``, when the request has one:
     it is handed the connection holding the key (its work joins the key's transaction);
     without a key, None (its work goes where it would anyway)."""
-    key = request.headers.get(HEADER)
+    key = request.key
     if key is None:
         status, body = await produce(None)
         return Answer(status, body, replayed=False)
     if not 1 <= len(key) <= 255 or not key.isprintable():
         raise problems.INVALID_IDEMPOTENCY_KEY(_("Idempotency-Key: 1 to 255 printable characters"))
-    digest = idempotency.request_digest(
-        request.method, request.url.path, canonical(await request.body())
-    )
+    digest = idempotency.request_digest(request.method, request.path, canonical(request.body))
     try:
         status, body, replayed = await idempotency.once(
             services.pool, services.clock.now(), scope, key, digest, produce

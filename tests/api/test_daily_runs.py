@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 import pytest
@@ -17,6 +19,7 @@ from tests.api.helpers import (
     new_player,
     run_with_score,
 )
+from tests.conftest import ServerProcess
 
 TODAY = "2026-11-29"  # the test clock's date (12:00 UTC)
 
@@ -183,3 +186,46 @@ async def test_idempotency_keys(client: httpx.AsyncClient, database_url: str) ->
     assert (created.status_code, replayed.status_code) == (201, 201)
     assert created.content == replayed.content
     assert await count_runs(database_url, player["id"]) == 1
+
+
+def test_official_runs_are_answered_alike_whichever_path_takes_them(
+    server_env: dict[str, str],
+) -> None:
+    """A run whose body says its length is answered before the framework's routing; one
+    sent in chunks by the handler: an idempotency key used on one path is honoured on
+    the other, an identical run again gets the same body, and a problem is the
+    handler's either way. On a real server: chunked bodies are the server's to read."""
+    server = ServerProcess(server_env, workers=1).start()
+    try:
+        with httpx.Client(base_url=server.url) as http:
+            today = datetime.now(UTC).date().isoformat()
+            dice = [tuple(roll) for roll in http.get(f"/v1/daily/{today}").json()["dice"]]
+            first, other = legal_runs(dice, 2)
+            url = f"/v1/daily/{today}/runs"
+
+            def post(
+                player: dict[str, str], moves: list[Any], chunked: bool, **headers: str
+            ) -> httpx.Response:
+                encoded = json.dumps({"moves": moves}).encode()
+                content = iter([encoded[:5], encoded[5:]]) if chunked else encoded
+                headers |= {"content-type": "application/json", "accept-language": "de"}
+                return http.post(url, content=content, headers={**headers, **auth(player)})
+
+            for key in ({"idempotency-key": "run-1"}, {}):
+                for chunked_first in (False, True):
+                    player = http.post("/v1/players", json={"time_zone": "UTC"}).json()
+                    created = post(player, first, chunked_first, **key)
+                    again = post(player, first, not chunked_first, **key)
+                    assert created.status_code == 201, created.text
+                    assert again.status_code == (201 if key else 200), again.text
+                    assert created.content == again.content
+                    # (A key's answer again is the stored one, its language not written again.)
+                    for header in (
+                        ("content-type",) if key else ("content-type", "content-language", "vary")
+                    ):
+                        assert created.headers[header] == again.headers[header], header
+                    refused = post(player, other, not chunked_first)
+                    assert refused.status_code == 409, refused.text
+                    assert refused.headers["content-type"] == "application/problem+json"
+    finally:
+        server.stop()

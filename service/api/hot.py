@@ -1,0 +1,123 @@
+"""The POSTs clients send most, answered before the framework routes them when all
+goes well: ``POST /v1/analyze`` and a player's official daily run.
+
+The handlers' own functions do the work, without the framework's routing of the body,
+dependencies and response objects. A route's answerer is handed the request's whole
+JSON body and gives the status and encoded body to send, or None having stored nothing:
+anything else (a problem to answer, a body too large or of unknown length) goes on to
+the handler, with the body read here handed on, and is answered there as always. The
+middleware runs after the log, the language and the rate limits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from service.api.bodies import is_json
+from service.logs import ClientClosedRequest
+
+Answer = tuple[int, bytes]
+"""The status and the encoded JSON body of a response."""
+Answerer = Callable[[Scope, bytes, re.Match[str]], Awaitable[Answer | None]]
+"""Answers a request (its scope, its body, its path matched), or None for the handler."""
+
+
+def hot_posts(routes: Mapping[re.Pattern[str], Answerer]) -> Callable[[ASGIApp], ASGIApp]:
+    """A middleware answering the POSTs whose path one of ``routes`` matches in full."""
+
+    def middleware_of(app: ASGIApp) -> ASGIApp:
+        async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+            route = _route(routes, scope) if scope.get("method") == "POST" else None
+            if route is None:
+                await app(scope, receive, send)
+                return
+            path, answerer = route
+            body = await _whole_body(scope, receive)
+            if body is None:
+                await app(scope, receive, send)
+                return
+            answer = await answerer(scope, body, path)
+            if answer is None:
+                await app(scope, _replaying(body, receive), send)
+                return
+            status, content = answer
+            headers = [(b"content-type", b"application/json"), content_length(content)]
+            await send_whole(send, status, headers, content)
+
+        return middleware
+
+    return middleware_of
+
+
+def content_length(body: bytes) -> tuple[bytes, bytes]:
+    return b"content-length", str(len(body)).encode()
+
+
+async def send_whole(
+    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes
+) -> None:
+    """A whole response in two messages, its headers as given (encoded already)."""
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def _route(
+    routes: Mapping[re.Pattern[str], Answerer], scope: Scope
+) -> tuple[re.Match[str], Answerer] | None:
+    for pattern, answerer in routes.items():
+        path = pattern.fullmatch(scope["path"])
+        if path is not None:
+            return path, answerer
+    return None
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    """A request header's first value (as the framework decodes it), or None."""
+    for key, value in scope["headers"]:
+        if key == name:
+            text: str = value.decode("latin-1")
+            return text
+    return None
+
+
+async def _whole_body(scope: Scope, receive: Receive) -> bytes | None:
+    """The body of a JSON request that says its length, within the limit; else None,
+    having read nothing."""
+    length = media_type = None
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            length = value
+        elif name == b"content-type":
+            media_type = value
+    if length is None or not length.isdigit() or media_type is None:
+        return None
+    if not is_json(media_type.decode("latin-1").partition(";")[0].strip().lower()):
+        return None
+    if int(length) > scope["app"].state.services.settings.max_body_bytes:
+        return None
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientClosedRequest
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands on the body already read, then the connection's own."""
+    sent = False
+
+    async def replay() -> Any:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
