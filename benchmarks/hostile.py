@@ -42,14 +42,8 @@ from typing import Any, Final
 import httpx
 import psutil
 
-from service.rules.ruleset import (
-    MOVE_RULE_VALUES,
-    ONE_DIE_VALUES,
-    SCORING_VALUES,
-    Roll,
-    Rules,
-    tiles_of,
-)
+from service.rules import ruleset
+from service.rules.ruleset import Roll, Rules, tiles_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.processes import ADMIN_URL, HOST, Spawned, answers_ok, free_port, throwaway_database
@@ -62,9 +56,9 @@ STARTUP_SECONDS: Final = 60.0
 VARIANTS: Final = tuple(
     Rules(tiles=tiles, one_die=one_die, move_rule=move_rule, scoring=scoring)
     for tiles in range(2, 13)
-    for one_die in ONE_DIE_VALUES
-    for move_rule in MOVE_RULE_VALUES
-    for scoring in SCORING_VALUES
+    for one_die in ruleset.ONE_DIE_VALUES
+    for move_rule in ruleset.MOVE_RULE_VALUES
+    for scoring in ruleset.SCORING_VALUES
 )
 
 
