@@ -112,6 +112,20 @@ def current() -> Language:
     return state.used
 
 
+def written_in() -> Language | None:
+    """The language the request's answer has text in so far (None: no text yet)."""
+    state = _current.get()
+    return None if state is None else state.used
+
+
+def write_in(language: str) -> None:
+    """The request's answer is text written in ``language`` before (kept for an
+    idempotency key): its Content-Language says so."""
+    state = _current.get()
+    if state is not None and language in LANGUAGES:
+        state.used = language
+
+
 def player_language(language: Language | None) -> None:
     """The language the request's player stored: used when the request names none."""
     state = _current.get()

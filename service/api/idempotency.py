@@ -10,7 +10,7 @@ from litestar import Request, Response
 
 from service.api import problems
 from service.api.deps import Services
-from service.i18n import _
+from service.i18n import _, write_in, written_in
 from service.store import idempotency
 from service.store.db import Connection
 
@@ -76,9 +76,14 @@ async def answer_keyed(
     if not 1 <= len(key) <= 255 or not key.isprintable():
         raise problems.INVALID_IDEMPOTENCY_KEY(_("Idempotency-Key: 1 to 255 printable characters"))
     digest = idempotency.request_digest(request.method, request.path, canonical(request.body))
+
+    async def kept(connection: Connection) -> idempotency.Kept:
+        status, body = await produce(connection)
+        return idempotency.Kept(status, body, written_in())
+
     try:
-        status, body, replayed = await idempotency.once(
-            services.pool, services.clock.now(), scope, key, digest, produce
+        answer, replayed = await idempotency.once(
+            services.pool, services.clock.now(), scope, key, digest, kept
         )
     except idempotency.KeyReused:
         raise problems.IDEMPOTENCY_KEY_REUSED(
@@ -87,7 +92,9 @@ async def answer_keyed(
                 "request."
             ),
         ) from None
-    return Answer(status, body, replayed)
+    if replayed and answer.language is not None:
+        write_in(answer.language)  # the answer again says its language, as it did first
+    return Answer(answer.status, answer.body, replayed)
 
 
 async def respond_once(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Final, NamedTuple
 
 import asyncpg
 
@@ -30,6 +30,15 @@ class KeyReused(Exception):
     """The key was first used with another request."""
 
 
+class Kept(NamedTuple):
+    """A response as kept for its key: its status, its body and the language its text
+    is written in (None: it has none)."""
+
+    status: int
+    body: bytes
+    language: str | None
+
+
 def request_digest(method: str, path: str, body: bytes) -> bytes:
     return hashlib.sha256(b"\0".join((method.encode(), path.encode(), body))).digest()
 
@@ -40,8 +49,8 @@ async def once(
     scope: str,
     key: str,
     digest: bytes,
-    produce: Callable[[Connection], Awaitable[tuple[int, bytes]]],
-) -> tuple[int, bytes, bool]:
+    produce: Callable[[Connection], Awaitable[Kept]],
+) -> tuple[Kept, bool]:
     """The response to this request: the one first given for ``key`` (and True), or a
     new one (and False)."""
     cutoff = now - KEEP_FOR
@@ -51,10 +60,10 @@ async def once(
         if first is not None:
             if first["request_digest"] != digest:
                 raise KeyReused
-            return first["status"], bytes(first["body"]), True
-        status, body = await produce(connection)
-        await connection.execute(QUERIES.idempotency_put, scope, key, digest, status, body, now)
-        return status, body, False
+            return Kept(first["status"], bytes(first["body"]), first["language"]), True
+        kept = await produce(connection)
+        await connection.execute(QUERIES.idempotency_put, scope, key, digest, *kept, now)
+        return kept, False
 
 
 async def expire(pool: asyncpg.Pool, now: datetime) -> None:

@@ -181,10 +181,17 @@ async def test_idempotency_keys(client: httpx.AsyncClient, database_url: str) ->
     dice = await daily_dice(client, TODAY)
     moves = legal_runs(dice, 1)[0]
     headers = {**auth(player), "Idempotency-Key": "run-1"}
-    created = await client.post(f"/v1/daily/{TODAY}/runs", json={"moves": moves}, headers=headers)
-    replayed = await client.post(f"/v1/daily/{TODAY}/runs", json={"moves": moves}, headers=headers)
+    url = f"/v1/daily/{TODAY}/runs"
+    created = await client.post(
+        url, json={"moves": moves}, headers={**headers, "Accept-Language": "de"}
+    )
+    replayed = await client.post(
+        url, json={"moves": moves}, headers={**headers, "Accept-Language": "nl"}
+    )
     assert (created.status_code, replayed.status_code) == (201, 201)
     assert created.content == replayed.content
+    # The answer kept for the key, in the language it was written in, and saying so.
+    assert created.headers["content-language"] == replayed.headers["content-language"] == "de"
     assert await count_runs(database_url, player["id"]) == 1
 
 
@@ -219,10 +226,8 @@ def test_official_runs_are_answered_alike_whichever_path_takes_them(
                     assert created.status_code == 201, created.text
                     assert again.status_code == (201 if key else 200), again.text
                     assert created.content == again.content
-                    # (A key's answer again is the stored one, its language not written again.)
-                    for header in (
-                        ("content-type",) if key else ("content-type", "content-language", "vary")
-                    ):
+                    # A key's answer again is the kept one, and says the language it is in.
+                    for header in ("content-type", "content-language", "vary"):
                         assert created.headers[header] == again.headers[header], header
                     refused = post(player, other, not chunked_first)
                     assert refused.status_code == 409, refused.text
