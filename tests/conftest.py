@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ import msgspec
 import pytest
 import redis
 
-from benchmarks.processes import throwaway_database
+from benchmarks.processes import free_port, throwaway_database
 from service.clock import FixedClock
 from service.settings import Settings
 
@@ -155,13 +154,6 @@ async def fetchval(database_url: str, query: str, *args: object) -> Any:
         return await connection.fetchval(query, *args)
     finally:
         await connection.close()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def wait_for_redis(
