@@ -39,7 +39,7 @@ from service.api.deps import (
     optional_player,
     player_of_header,
 )
-from service.api.hot import Answer, content_length, header, send_whole
+from service.api.hot import DATABASE_DOWN, Answer, content_length, header, send_whole
 from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
 from service.api.problems import created, documented, not_modified, resubmitted
@@ -286,7 +286,7 @@ async def official_run_answer(scope: Scope, body: bytes, path: re.Match[str]) ->
     """``POST /v1/daily/{date}/runs`` when all goes well (``service.api.hot``): a known
     player's run, verified, stored and answered (201, or 200 for the identical run
     again, with or without an idempotency key). Else None, nothing stored: the handler
-    answers (problems included)."""
+    answers (problems included); a database that cannot answer raises."""
     services: Services = scope["app"].state.services
     try:
         player = await player_of_header(header(scope, b"authorization") or "", services)
@@ -298,6 +298,8 @@ async def official_run_answer(scope: Scope, body: bytes, path: re.Match[str]) ->
             body,
         )
         return await submit_run(services, player, path[1], data, request)
+    except DATABASE_DOWN:
+        raise
     except Exception:
         return None
 

@@ -18,7 +18,7 @@ from msgspec import Meta
 from service.api import problems
 from service.api.bodies import decode
 from service.api.deps import AnyRequest, Services, ServicesDep
-from service.api.hot import Answer
+from service.api.hot import DATABASE_DOWN, Answer
 from service.api.problems import documented
 from service.api.schemas import DiceIn, Die, MovesIn, OpenIn, RunResult, move_in, run_result
 from service.api.tables import held_tables
@@ -74,13 +74,16 @@ _run_result = msgspec.json.Encoder()
 async def analyze_answer(scope: Scope, body: bytes, _path: re.Match[str]) -> Answer | None:
     """``POST /v1/analyze`` when all goes well (``service.api.hot``): a body decoded
     strictly, dice that fit and are not in play, a legal run, the rules' tables in
-    memory. Else None: the handler answers (problems included)."""
+    memory. Else None: the handler answers (problems included); a database that cannot
+    answer raises."""
     try:
         data: AnalyzeRequest = decode(_analyze_request, body)
         if LOADED.get(data.rules) is None:
             return None
         dice = await dice_to_analyse(data, scope["app"].state.services)
         return 200, _run_result.encode(analysed(data, dice))
+    except DATABASE_DOWN:
+        raise
     except Exception:
         return None
 

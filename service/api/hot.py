@@ -5,25 +5,33 @@ The handlers' own functions do the work, without the framework's routing of the 
 dependencies and response objects. A route's answerer is handed the request's whole
 JSON body and gives the status and encoded body to send, or None having stored nothing:
 anything else (a problem to answer, a body too large or of unknown length) goes on to
-the handler, with the body read here handed on, and is answered there as always. The
-middleware runs after the log, the language and the rate limits.
+the handler, with the body read here handed on, and is answered there as always. A
+database that cannot answer is the exception: its 503 is answered here at once, rather
+than the handler trying the database again. The middleware runs after the log, the
+language and the rate limits.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import Any, Final
 
+from litestar import Request
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.api.bodies import is_json
+from service.api.problems import database_problem
 from service.logs import ClientClosedRequest
+from service.store.db import TIMED_OUT, UNAVAILABLE
 
+DATABASE_DOWN: Final = (*TIMED_OUT, *UNAVAILABLE)
+"""What an answerer lets through instead of None: the database cannot answer now."""
 Answer = tuple[int, bytes]
 """The status and the encoded JSON body of a response."""
 Answerer = Callable[[Scope, bytes, re.Match[str]], Awaitable[Answer | None]]
-"""Answers a request (its scope, its body, its path matched), or None for the handler."""
+"""Answers a request (its scope, its body, its path matched), or None for the handler;
+raises ``DATABASE_DOWN`` errors."""
 
 
 def hot_posts(routes: Mapping[re.Pattern[str], Answerer]) -> Callable[[ASGIApp], ASGIApp]:
@@ -40,7 +48,13 @@ def hot_posts(routes: Mapping[re.Pattern[str], Answerer]) -> Callable[[ASGIApp],
             if body is None:
                 await app(scope, receive, send)
                 return
-            answer = await answerer(scope, body, path)
+            try:
+                answer = await answerer(scope, body, path)
+            except DATABASE_DOWN as error:
+                request: Request[Any, Any, Any] = Request(scope, receive)
+                response = database_problem(error).to_response(request)
+                await response.to_asgi_response(None, request)(scope, receive, send)
+                return
             if answer is None:
                 await app(scope, _replaying(body, receive), send)
                 return

@@ -340,6 +340,11 @@ def from_database_timeout(exc: Exception) -> ProblemDetailsException:
     )
 
 
+def database_problem(exc: Exception) -> ProblemDetailsException:
+    """The 503 of a database error (``UNAVAILABLE`` or ``TIMED_OUT``), as the handlers'."""
+    return from_database_timeout(exc) if isinstance(exc, TIMED_OUT) else from_database_error(exc)
+
+
 def from_client_closed(exc: ClientClosedRequest) -> ProblemDetailsException:
     """Nobody reads it: it only lets the access log and the metrics count a 499."""
     return CLIENT_CLOSED_REQUEST("The client closed the connection mid-request.")

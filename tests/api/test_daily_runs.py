@@ -234,3 +234,27 @@ def test_official_runs_are_answered_alike_whichever_path_takes_them(
                     assert refused.headers["content-type"] == "application/problem+json"
     finally:
         server.stop()
+
+
+async def test_a_database_that_cannot_answer_is_a_503_and_is_asked_once(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database fails under a run answered before the framework: the 503 the handler
+    would give, at once, not the handler asking the database again."""
+    from service.store import players
+
+    player = await new_player(client, name="Ada")
+    moves = legal_runs(await daily_dice(client, TODAY), 1)[0]
+    asked: list[int] = []
+
+    async def refused(pool: object, hashes: list[bytes]) -> None:
+        asked.append(len(hashes))
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    monkeypatch.setattr(players, "by_token_hashes", refused)
+    response = await submit(client, player, moves)
+    assert response.status_code == 503, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["type"] == "/problems/database-unavailable"
+    assert int(response.headers["retry-after"]) > 0
+    assert asked == [1]
