@@ -59,7 +59,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -79,7 +79,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.processes import (
     HOST,
     ROOT,
+    UNREACHED_RATE_LIMIT,
     Spawned,
+    answers_ok,
     cpu_shares,
     cpu_snapshot,
     free_port,
@@ -87,6 +89,7 @@ from benchmarks.processes import (
     log_tail,
     pid_serving,
     positive,
+    python_env,
     throwaway_database,
 )
 
@@ -100,7 +103,6 @@ ANALYZE_BODIES: Final = 32
 TARGETS: Final = {"daily": 0.9, "analyze": 0.5, "daily_run": 0.3}
 PACED_SHARE: Final = 0.5  # the paced run offers this share of the full-load rate
 PACED_MARGIN: Final = 1.1  # tokens for a paced run: its schedule's count, plus 10%
-UNREACHED_RATE_LIMIT: Final = "1000000000/s"
 
 
 # The ceiling ------------------------------------------------------------------------------
@@ -147,16 +149,9 @@ class Server(Spawned):
     def url(self, path: str) -> str:
         return f"http://{HOST}:{self.port}{path}"
 
-    def wait_until_ok(self, path: str, deadline: float) -> None:
-        while True:
-            self.check_alive()
-            with suppress(OSError):
-                status, _ = fetch(self.url(path))
-                if status == 200:
-                    return
-            if time.monotonic() > deadline:
-                raise SystemExit(f"http_bench: {self.name}: no 200 from {path}\n" + self.log_tail())
-            time.sleep(0.1)
+    def wait_until_ok(self, path: str) -> None:
+        failure = f"http_bench: {self.name}: no 200 from {path}"
+        self.wait_until(lambda: answers_ok(self.url(path)), failure, STARTUP_SECONDS, 0.1)
 
     def log_tail(self) -> str:
         return log_tail(self.log)
@@ -169,7 +164,7 @@ def running(
     """A server answering 200 on /healthz, stopped on the way out."""
     server = Server(name, command, port, env, log)
     try:
-        server.wait_until_ok("/healthz", time.monotonic() + STARTUP_SECONDS)
+        server.wait_until_ok("/healthz")
         yield server
     finally:
         server.stop()
@@ -185,13 +180,6 @@ def fetch(url: str, body: bytes | None = None, token: str | None = None) -> tupl
             return response.status, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.read()
-
-
-def python_env(extra: dict[str, str]) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env.update(extra)
-    return env
 
 
 # The service's data: a throwaway database and Redis prefix ---------------------------------
@@ -528,7 +516,7 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
         service = [sys.executable, "-m", "service.cli", "serve"]
         service += ["--host", HOST, "--port", str(port), "--workers", workers]
         with running("service", service, port, env, scratch / "service.log") as server:
-            server.wait_until_ok("/readyz", time.monotonic() + STARTUP_SECONDS)
+            server.wait_until_ok("/readyz")
             progress(f"service on {server.url('/')} (database {db_url.rpartition('/')[2]})")
 
             result = measure(server.url("/healthz"), load, args.warmup)
@@ -568,7 +556,7 @@ def measure_quiet_feed(
     service += ["--host", HOST, "--port", str(port), "--workers", str(args.workers)]
     quiet_env = {**env, "SHUTBOX_LOG_LEVEL": "WARNING"}
     with running("service, log off", service, port, quiet_env, scratch / "quiet.log") as server:
-        server.wait_until_ok("/readyz", time.monotonic() + STARTUP_SECONDS)
+        server.wait_until_ok("/readyz")
         daily = server.url(f"/v1/daily/{args.date.isoformat()}")
         fetch(daily)
         result = measure(daily, load, args.warmup)

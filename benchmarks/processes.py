@@ -33,6 +33,8 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 HOST: Final = "127.0.0.1"
 # The local PostgreSQL, as a role that may create the throwaway databases.
 ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
+# Rate limits on, as in production, at a rate no benchmark's one client address reaches.
+UNREACHED_RATE_LIMIT: Final = "1000000000/s"
 
 
 def free_port() -> int:
