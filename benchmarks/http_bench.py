@@ -76,17 +76,15 @@ from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import processes
 from benchmarks.processes import (
     HOST,
     ROOT,
     UNREACHED_RATE_LIMIT,
     Spawned,
     answers_ok,
-    cpu_shares,
-    cpu_snapshot,
     free_port,
     insert_players,
-    log_tail,
     pid_serving,
     positive,
     python_env,
@@ -152,9 +150,6 @@ class Server(Spawned):
     def wait_until_ok(self, path: str) -> None:
         failure = f"http_bench: {self.name}: no 200 from {path}"
         self.wait_until(lambda: answers_ok(self.url(path)), failure, STARTUP_SECONDS, 0.1)
-
-    def log_tail(self) -> str:
-        return log_tail(self.log)
 
 
 @contextmanager
@@ -420,10 +415,10 @@ def measure_new_players(
         With the CPUs each party used meanwhile."""
         tokens = new_players(db_url, players, scratch / f"{name}.tokens")
         script = [str(NEW_PLAYER_RUNS_LUA), str(tokens), str(body_path), str(load.threads)]
-        before, started = cpu_snapshot(server.pid, redis_pid), time.perf_counter()
+        before, started = processes.cpu_snapshot(server.pid, redis_pid), time.perf_counter()
         output = wrk_output(url, load, seconds, [*script, f"{rate:.3f}"])
         wall = time.perf_counter() - started
-        cpu = cpu_shares(before, cpu_snapshot(server.pid, redis_pid), wall)
+        cpu = processes.cpu_shares(before, processes.cpu_snapshot(server.pid, redis_pid), wall)
         return parse_wrk(output), parse_new_player_counts(output), cpu
 
     supply = args.players_per_second
