@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import date
-from typing import cast
+from typing import Any, Final, cast
 
 import asyncpg
 from litestar import Litestar, Response, get
@@ -19,6 +19,8 @@ from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.plugins.prometheus import PrometheusController
 from litestar.types import (
+    ASGIApp,
+    HTTPScope,
     LifeSpanReceive,
     LifeSpanScope,
     LifeSpanSend,
@@ -33,15 +35,24 @@ from service.api import problems
 from service.api.bodies import StrictBodyRequest, describe_request_bodies
 from service.api.boxes import BoxesController
 from service.api.daily import (
-    RUNS_PATH,
     DailyController,
     daily_feed_middleware,
     official_run_answer,
 )
 from service.api.deps import DEPENDENCIES, Services
-from service.api.game import ANALYZE_PATH, GameController, analyze_answer
+from service.api.game import GameController, analyze_answer
 from service.api.headers import describe_headers
-from service.api.hot import hot_posts
+from service.api.hot import (
+    ANALYZE_PATH,
+    FEED_PATH,
+    FRONT,
+    RUNS_PATH,
+    HotRoute,
+    hot_posts,
+    hot_template,
+    in_framework,
+    last_resort,
+)
 from service.api.ops import OpsController
 from service.api.players import PlayersController
 from service.clock import Clock, SystemClock
@@ -176,9 +187,31 @@ def lifespan(
 
 
 class App(Litestar):
-    """Litestar that answers HEAD wherever it answers GET (RFC 9110: a general-purpose
-    server supports both): the GET is made, its status and headers sent (Content-Length
-    included), its body not. The request log and metrics still say HEAD."""
+    """Litestar with three things of its own.
+
+    The request log and metrics (``logs.observe_middleware``) take every request as it
+    comes, whatever answers it: the framework's own answers (a 404, a 500) too.
+
+    It answers HEAD wherever it answers GET (RFC 9110: a general-purpose server supports
+    both): the GET is made, its status and headers sent (Content-Length included), its
+    body not. The request log and metrics still say HEAD.
+
+    It can run the service's middleware straight from the server for the hottest routes
+    (``serve_before_framework``, ``service.api.hot``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.hot_routes: Sequence[HotRoute] = ()
+        self.front: ASGIApp | None = None
+        self.observed = logs.observe_middleware(self.route)
+
+    def serve_before_framework(
+        self, routes: Sequence[HotRoute], middleware: Callable[[ASGIApp], ASGIApp]
+    ) -> None:
+        """Requests on ``routes`` go through ``middleware`` before the framework, which
+        gets what it does not answer (``service.api.hot``)."""
+        self.hot_routes = routes
+        self.front = last_resort(middleware(self.framework))
 
     async def __call__(
         self,
@@ -186,11 +219,52 @@ class App(Litestar):
         receive: Receive | LifeSpanReceive,
         send: Send | LifeSpanSend,
     ) -> None:
-        if scope["type"] == ScopeType.HTTP and scope.get("method") == "HEAD":
-            as_get = cast("Scope", {**scope, "method": "GET", logs.HEAD_REQUEST: True})
-            await super().__call__(as_get, receive, _without_body(cast("Send", send)))
+        if scope["type"] != ScopeType.HTTP:
+            await super().__call__(scope, receive, send)
             return
+        http, send = cast("HTTPScope", scope), cast("Send", send)
+        if http["method"] == "HEAD":
+            http = cast("HTTPScope", {**http, "method": "GET", logs.HEAD_REQUEST: True})
+            send = _without_body(send)
+        await self.observed(http, cast("Receive", receive), send)
+
+    async def route(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request, under way in the log: to the service's middleware before the
+        framework, or to the framework."""
+        template = hot_template(self.hot_routes, scope, self.cors_config is not None)
+        if template is None or self.front is None:
+            if self.cors_config is not None:
+                send = _language_varied(send)
+            await super().__call__(scope, receive, send)
+            return
+        scope["app"] = scope["litestar_app"] = self
+        scope.setdefault("state", {})
+        scope["path_template"] = template
+        await self.front(scope, receive, send)
+
+    async def framework(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """What the service's middleware did not answer before the framework, to it."""
+        cast("dict[str, object]", scope)[FRONT] = True
         await super().__call__(scope, receive, send)
+
+
+def _language_varied(send: Send) -> Send:
+    """The framework's CORS layer sets ``Vary: Origin`` in place of the ``Vary`` an answer
+    has: an answer that says its language varies by ``Accept-Language`` again."""
+
+    async def send_varied(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = list(message.get("headers", []))
+            names = [name.lower() for name, _ in headers]
+            if b"content-language" in names:
+                vary = b", ".join(v for n, v in headers if n.lower() == b"vary")
+                if b"accept-language" not in vary.lower():
+                    vary = b"Accept-Language, " + vary if vary else b"Accept-Language"
+                headers = [(n, v) for n, v in headers if n.lower() != b"vary"]
+                message["headers"] = [*headers, (b"vary", vary)]
+        await send(message)
+
+    return send_varied
 
 
 def _without_body(send: Send) -> Send:
@@ -220,13 +294,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         ],
         dependencies=DEPENDENCIES,
         lifespan=[lifespan(settings, clock or SystemClock())],
-        middleware=[
-            logs.observe_middleware,
-            daily_feed_middleware,  # the hottest path, with no text: before the language
-            language_middleware,
-            rate_limit_middleware,
-            hot_posts({ANALYZE_PATH: analyze_answer, RUNS_PATH: official_run_answer}),
-        ],
+        middleware=[framework_middleware],
         plugins=[problems.plugin()],
         exception_handlers={Exception: problems.internal_error},
         openapi_config=openapi_config(),
@@ -236,6 +304,27 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         logging_config=None,  # service.logs configures JSON logging
         debug=False,
     )
+    app.serve_before_framework(HOT_ROUTES, service_middleware)
     describe_request_bodies(app)
     describe_headers(app)
     return app
+
+
+HOT_ROUTES: Final = (
+    HotRoute("GET", FEED_PATH, "/v1/daily/{day}"),
+    HotRoute("POST", ANALYZE_PATH, "/v1/analyze"),
+    HotRoute("POST", RUNS_PATH, "/v1/daily/{day}/runs"),
+)
+
+
+def framework_middleware(app: ASGIApp) -> ASGIApp:
+    """The service's middleware as the framework runs it, on each route."""
+    return in_framework(service_middleware(app), app)
+
+
+def service_middleware(app: ASGIApp) -> ASGIApp:
+    """The service's own middleware around ``app``, outermost first (the log and metrics
+    are the app's, ``App``): the Daily Dice feed (the hottest path, with no text: before the
+    language), the language, the rate limits, the hot POSTs."""
+    hot = hot_posts({ANALYZE_PATH: analyze_answer, RUNS_PATH: official_run_answer})(app)
+    return daily_feed_middleware(language_middleware(rate_limit_middleware(hot)))

@@ -21,7 +21,6 @@ import asyncio
 import hashlib
 import ipaddress
 import math
-import re
 import time
 from collections import OrderedDict
 from functools import cache
@@ -31,6 +30,7 @@ import msgspec
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, HTTPResponseStartEvent, Receive, Scope, Send
 
+from service.api.hot import FEED_PATH
 from service.api.problems import RATE_LIMITED
 from service.i18n import Language, _, current, speaking
 from service.settings import Limit
@@ -41,7 +41,6 @@ EXEMPT: Final = ("/healthz", "/readyz", "/metrics", "/schema", "/v1/rules")
 # The Daily Dice of a date: public, immutable and cacheable (served from memory, and
 # from any HTTP cache in front): limiting it protects nothing. Only a path that names a
 # date is exempt: anything else there is a 400 that costs the client a token.
-_DAILY_FEED: Final = re.compile(r"/v1/daily/[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _LOCAL_KEYS: Final = 100_000
 
 # Several requests at once, in order (the requests of one process that arrived together,
@@ -348,7 +347,7 @@ def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
             scope["type"] != ScopeType.HTTP
             or limiter is None
             or scope["path"].startswith(EXEMPT)
-            or (scope.get("method") == "GET" and _DAILY_FEED.fullmatch(scope["path"]))
+            or (scope.get("method") == "GET" and FEED_PATH.fullmatch(scope["path"]))
         ):
             await app(scope, receive, send)
             return

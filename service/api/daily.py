@@ -278,7 +278,6 @@ async def submit_run(
     return answer.status, answer.body
 
 
-RUNS_PATH: Final = re.compile(r"/v1/daily/([^/]+)/runs")
 _submission = msgspec.json.Decoder(RunSubmission, strict=True)
 
 

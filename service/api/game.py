@@ -66,7 +66,6 @@ def analysed(data: AnalyzeRequest, dice: tuple[Roll, ...]) -> RunResult:
     return run_result(report(data.rules, dice, [move_in(m) for m in data.moves], seed), None)
 
 
-ANALYZE_PATH: Final = re.compile(r"/v1/analyze")
 _analyze_request = msgspec.json.Decoder(AnalyzeRequest, strict=True)
 _run_result = msgspec.json.Encoder()
 

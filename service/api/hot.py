@@ -1,5 +1,12 @@
-"""The POSTs clients send most, answered before the framework routes them when all
-goes well: ``POST /v1/analyze`` and a player's official daily run.
+"""The requests clients send most, answered before the framework when all goes well:
+``POST /v1/analyze``, a player's official daily run, and the Daily Dice feed.
+
+``App`` runs the service's own middleware (log and metrics, language, rate limits,
+the feed and the answerers below) straight from the server for these routes
+(``HOT_ROUTES``): the framework's exception layer, router and per-route layers cost an
+analyze about a tenth of its time. Whatever the middleware does not answer goes on to
+the framework, marked ``FRONT`` so that the same middleware inside it lets the request
+through. Every other request takes the framework's way, middleware included.
 
 The handlers' own functions do the work, without the framework's routing of the body,
 dependencies and response objects. A route's answerer is handed the request's whole
@@ -14,14 +21,15 @@ language and the rate limits.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Final, NamedTuple
 
 from litestar import Request
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar._asgi.utils import is_valid_host
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api.bodies import is_json
-from service.api.problems import database_problem
+from service.api.problems import database_problem, internal_error
 from service.logs import ClientClosedRequest
 from service.store.db import TIMED_OUT, UNAVAILABLE
 
@@ -32,6 +40,77 @@ Answer = tuple[int, bytes]
 Answerer = Callable[[Scope, bytes, re.Match[str]], Awaitable[Answer | None]]
 """Answers a request (its scope, its body, its path matched), or None for the handler;
 raises ``DATABASE_DOWN`` errors."""
+
+
+FEED_PATH: Final = re.compile(r"/v1/daily/[0-9]{4}-[0-9]{2}-[0-9]{2}")
+"""A date's Daily Dice (the path names a date in the shape of one)."""
+ANALYZE_PATH: Final = re.compile(r"/v1/analyze")
+RUNS_PATH: Final = re.compile(r"/v1/daily/([^/]+)/runs")
+"""Official runs of a date (the group: the date as the path gives it)."""
+FRONT: Final = "shutbox.front"
+"""In a scope: the service's middleware ran before the framework (``App``)."""
+
+
+class HotRoute(NamedTuple):
+    method: str
+    path: re.Pattern[str]
+    template: str
+    """The route's template as the framework's router gives it (the metrics' label)."""
+
+
+def hot_template(routes: Sequence[HotRoute], scope: Scope, cors: bool) -> str | None:
+    """The template of the hot route a request takes, or None for the framework's way:
+    another route, a path under a root path (the router strips it), a host header the
+    router refuses (400), or a browser's request to a service with CORS (the framework's
+    CORS layer adds its headers)."""
+    method, path = scope.get("method"), scope["path"]
+    for route in routes:
+        if route.method == method and route.path.fullmatch(path):
+            break
+    else:
+        return None
+    if scope.get("root_path"):
+        return None
+    for name, value in scope["headers"]:
+        if (name == b"host" and not is_valid_host(value)) or (cors and name == b"origin"):
+            return None
+    return route.template
+
+
+def in_framework(middleware: ASGIApp, app: ASGIApp) -> ASGIApp:
+    """``middleware`` (wrapping ``app``) as the framework's middleware: let through a
+    request it has run on already, before the framework (``FRONT``)."""
+
+    async def once(scope: Scope, receive: Receive, send: Send) -> None:
+        await (app if FRONT in scope else middleware)(scope, receive, send)
+
+    return once
+
+
+def last_resort(app: ASGIApp) -> ASGIApp:
+    """Before the framework, what its exception layer does: an error raised before the
+    answer began is logged and answered with the 500 problem."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def send_marked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await app(scope, receive, send_marked)
+        except ClientClosedRequest:
+            raise
+        except Exception as error:
+            if started:
+                raise
+            request: Request[Any, Any, Any] = Request(scope, receive)
+            response = internal_error(request, error)
+            await response.to_asgi_response(None, request)(scope, receive, send)
+
+    return middleware
 
 
 def hot_posts(routes: Mapping[re.Pattern[str], Answerer]) -> Callable[[ASGIApp], ASGIApp]:
