@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections import Counter
 from datetime import date, datetime, timedelta
 from typing import Any, Final
 
@@ -18,14 +17,7 @@ import msgspec
 
 from service.calendar import StreakRuns, current_streak, local_today, streak_runs
 from service.store.db import QUERIES, UNAVAILABLE, Connection, row_as
-from service.store.ranks import (
-    DayCounts,
-    Histograms,
-    Rank,
-    rank_from,
-    rank_in,
-    stored_histograms,
-)
+from service.store.ranks import DayCounts, Histogram, Histograms, Rank, rank_from, rank_in
 from service.store.runs import AlreadyPlayed
 
 COUNTER_SHARDS: Final = 16
@@ -136,23 +128,27 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
     outcomes: list[Outcome] = []
     created: list[DailyRun] = []
     async with connection.transaction():
-        # Serialise each player's submissions across processes (their streak is
-        # computed from their runs); the query below then sees every run committed
-        # by the submissions that held the lock before.
-        await connection.execute(QUERIES.lock_players, player_ids)
+        # Lock the players (their streaks are computed from their runs), then read what
+        # the batches that held the locks before committed: their runs, and the dates'
+        # histograms. One round trip (the function ``daily_batch_read``).
         rows = await connection.fetch(
-            QUERIES.players_runs, [run.player_id for run in runs], [run.day for run in runs]
+            QUERIES.daily_batch_read,
+            player_ids,
+            [run.player_id for run in runs],
+            [run.day for run in runs],
+            days,
         )
         played: dict[uuid.UUID, set[date]] = {player_id: set() for player_id in player_ids}
         stored: dict[tuple[uuid.UUID, date], DailyRun] = {}
+        histograms: dict[date, Histogram] = {day: {} for day in days}
         for row in rows:
+            if row["kind"] == "score":
+                histograms[row["day"]][row["score"]] = row["players"]
+                continue
             played[row["player_id"]].add(row["day"])
             if row["asked"]:
                 stored[(row["player_id"], row["day"])] = row_as(DailyRun, row)
-        counts = {
-            day: DayCounts(histogram)
-            for day, histogram in (await stored_histograms(connection, days)).items()
-        }
+        counts = {day: DayCounts(histogram) for day, histogram in histograms.items()}
         for run in runs:
             earlier = stored.get((run.player_id, run.day))
             if earlier is not None:
@@ -193,8 +189,8 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
 async def insert_runs(
     connection: Connection, runs: list[DailyRun], played: dict[uuid.UUID, set[date]]
 ) -> None:
-    """The new runs with their players' streaks after them in one statement, then their
-    dates' counters in another (once per batch)."""
+    """The new runs, their players' streaks after them and their dates' histogram
+    counters (one shard, chosen at random), in one statement."""
     streaks: dict[uuid.UUID, StreakRuns] = {}
     for run in runs:
         streak = streak_runs(played[run.player_id])
@@ -222,18 +218,6 @@ async def insert_runs(
         [streak.latest_length for streak in streaks.values()],
         [streak.best for streak in streaks.values()],
         [streak.last_played for streak in streaks.values()],
-    )
-    await count_scores(connection, Counter((run.day, run.score) for run in runs))
-
-
-async def count_scores(connection: Connection, added: Counter[tuple[date, int]]) -> None:
-    """Add runs to their dates' histogram counters (one shard, chosen at random)."""
-    ordered = sorted(added.items())
-    await connection.execute(
-        QUERIES.count_day_scores,
-        [day for (day, _), _ in ordered],
-        [score for (_, score), _ in ordered],
-        [players for _, players in ordered],
         random.randrange(COUNTER_SHARDS),
     )
 

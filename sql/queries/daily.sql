@@ -9,26 +9,17 @@ SELECT player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
        submitted_at
 FROM daily_runs WHERE player_id = $1 AND day = $2;
 
--- name: lock_players
--- Serialise the submissions of these players (their streaks are computed from their
--- runs), locking in one order everywhere so that two batches never deadlock.
-SELECT id FROM players WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE;
-
--- name: players_runs
--- The runs of the (player, date) pairs of a batch ($1, $2), as stored, and the dates
--- each player of the batch has played (their streaks are computed from them).
--- (Run it after lock_players, as its own statement: then it sees every run committed
--- by the submissions that held the locks before.)
-SELECT r.player_id, r.day, r.id, r.moves, r.score, r.best_possible, r.rank_better,
-       r.rank_worse, r.rank_players, r.streak_current, r.streak_best, r.streak_last_played,
-       r.played_today, r.submitted_at,
-       (r.player_id, r.day) IN (SELECT * FROM unnest($1::uuid[], $2::date[])) AS asked
-FROM daily_runs r
-WHERE r.player_id = ANY($1::uuid[]);
+-- name: daily_batch_read
+-- A batch of official runs' first statement in its transaction: lock the players ($1),
+-- then their runs (marked asked for the batch's (player, date) pairs $2, $3) and the
+-- histograms of the batch's dates ($4), in one round trip (see the function).
+SELECT * FROM daily_batch_read($1::uuid[], $2::uuid[], $3::date[], $4::date[]);
 
 -- name: insert_daily_runs
--- Store official runs and their players' streaks after them, in one statement; the
--- (player_id, day) key refuses a second run of a date (and with it the statement).
+-- Store official runs, their players' streaks after them and their dates' histogram
+-- counters, in one statement. The (player_id, day) key refuses a second run of a date
+-- (and with it the statement). The counters are in one shard ($19), updated in the order
+-- (date, score) everywhere so that two transactions never deadlock.
 WITH runs AS (
     INSERT INTO daily_runs
         (player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
@@ -43,21 +34,17 @@ WITH runs AS (
         AS n(player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
              rank_players, streak_current, streak_best, streak_last_played, played_today,
              submitted_at)
-    RETURNING player_id
+    RETURNING day, score
+), streaks_after AS (
+    INSERT INTO streaks (player_id, latest_length, best, last_played)
+    SELECT * FROM unnest($15::uuid[], $16::int[], $17::int[], $18::date[])
+    ON CONFLICT (player_id) DO UPDATE
+    SET latest_length = EXCLUDED.latest_length, best = EXCLUDED.best,
+        last_played = EXCLUDED.last_played
 )
-INSERT INTO streaks (player_id, latest_length, best, last_played)
-SELECT * FROM unnest($15::uuid[], $16::int[], $17::int[], $18::date[])
-ON CONFLICT (player_id) DO UPDATE
-SET latest_length = EXCLUDED.latest_length, best = EXCLUDED.best,
-    last_played = EXCLUDED.last_played;
-
--- name: count_day_scores
--- Add a batch's runs to the histogram counters of their dates, in one shard ($4), in
--- the order (date, score) everywhere so that two transactions never deadlock.
 INSERT INTO day_scores AS s (day, score, shard, players)
-SELECT day, score, $4, players
-FROM unnest($1::date[], $2::int[], $3::int[]) AS n(day, score, players)
-ORDER BY day, score
+SELECT day, score, $19::smallint, count(*)::integer
+FROM runs GROUP BY day, score ORDER BY day, score
 ON CONFLICT (day, score, shard) DO UPDATE SET players = s.players + EXCLUDED.players;
 
 -- name: streak

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import uuid
 from collections.abc import AsyncIterator
@@ -125,6 +126,34 @@ async def test_two_dates_of_one_player_in_one_batch_make_one_streak(
     row = await pool.fetchrow("SELECT * FROM streaks WHERE player_id = $1", player)
     assert row is not None
     assert (row["latest_length"], row["best"], row["last_played"]) == (2, 2, today)
+
+
+async def test_a_batch_waiting_for_a_players_lock_sees_the_run_committed_meanwhile(
+    pool: asyncpg.Pool, histograms: Histograms
+) -> None:
+    """Two batches with one player, on two dates in a row: the second waits for the
+    first's lock, then reads what it committed (its streak counts the first date). A
+    read from the moment the second batch began would miss it: a streak of 1."""
+    yesterday, today = fresh_days(2)
+    await days_with_dice(pool, histograms.cache, yesterday, today)
+    [player] = await new_players(pool, 1)
+    async with pool.acquire() as first, pool.acquire() as second:
+        holding = first.transaction()
+        await holding.start()
+        try:
+            await daily.submit_all(first, [submission(player, yesterday, 4)])
+            waiting = asyncio.create_task(daily.submit_all(second, [submission(player, today, 6)]))
+            backend = second.get_server_pid()
+            while not await pool.fetchval(
+                "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", backend
+            ):
+                assert not waiting.done()
+                await asyncio.sleep(0.01)
+        finally:
+            await holding.commit()
+        [outcome] = await waiting
+    assert isinstance(outcome, daily.Stored)
+    assert (outcome.run.streak_best, outcome.run.streak_last_played) == (2, today)
 
 
 class Recording:
