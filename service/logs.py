@@ -83,56 +83,63 @@ def _flush_later(flush: Callable[[], None]) -> bool:
     return True
 
 
+Logged = tuple[float, str, str, str, int, float]
+"""A request as the log keeps it until written: when it ended (epoch seconds), its id,
+method, path (cut to ``PATH_LOGGED``), status and duration (seconds)."""
+
+
 class RequestLog:
-    """The request log, one JSON line a request, written in batches: the lines of the
-    requests that end within ``FLUSH_SECONDS`` go out in one write (sooner when
-    ``FLUSH_LINES`` wait), so that logging a request costs a few microseconds and no
-    system call of its own. What waits is written at shutdown too (the app's lifespan,
-    and at exit)."""
+    """The request log, one JSON line a request, written in batches: the requests that
+    end within ``FLUSH_SECONDS`` (or the first ``FLUSH_LINES`` of them) are kept as they
+    are, then made into lines and written at once, so that logging a request costs a
+    tuple, and no system call of its own. What waits is written at shutdown too (the
+    app's lifespan, and at exit)."""
 
     FLUSH_LINES: Final = 512
 
     def __init__(self) -> None:
-        self._lines: list[bytes] = []
-        self._millisecond = -1
-        self._stamp = ""
-        self._encode = msgspec.json.Encoder().encode
+        self._kept: list[Logged] = []
+        self._second = -1
+        self._second_stamp = ""
+        self._encode_lines = msgspec.json.Encoder().encode_lines
         atexit.register(self.flush)
 
     def _time(self, now: float) -> str:
-        """``now`` as the log writes it, made once a millisecond (a busy process logs
-        dozens of requests in each)."""
+        """``now`` as the log writes it (milliseconds, UTC); the second made once."""
         millisecond = int(now * 1000)
-        if millisecond != self._millisecond:
-            second = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(millisecond // 1000))
-            self._millisecond = millisecond
-            self._stamp = f"{second}.{millisecond % 1000:03d}Z"
-        return self._stamp
-
-    def add(self, line: RequestLine) -> None:
-        first = not self._lines
-        self._lines.append(self._encode(line))
-        if (first and not _flush_later(self.flush)) or len(self._lines) >= self.FLUSH_LINES:
-            self.flush()  # the timer set for them finds nothing, or the next lines
+        second = millisecond // 1000
+        if second != self._second:
+            self._second = second
+            self._second_stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        return f"{self._second_stamp}.{millisecond % 1000:03d}Z"
 
     def request(self, rid: str, method: str, path: str, status: int, seconds: float) -> None:
-        self.add(
-            RequestLine(
-                time=self._time(time.time()),
-                request_id=rid,
-                method=method,
-                path=path[:PATH_LOGGED],
-                status=status,
-                ms=round(seconds * 1000, 2),
-                message="client closed request" if status == CLIENT_CLOSED else "request",
-            )
+        first = not self._kept
+        self._kept.append((time.time(), rid, method, path[:PATH_LOGGED], status, seconds))
+        if (first and not _flush_later(self.flush)) or len(self._kept) >= self.FLUSH_LINES:
+            self.flush()  # the timer set for them finds nothing, or the next ones
+
+    def lines(self, kept: list[Logged]) -> bytes:
+        return self._encode_lines(
+            [
+                RequestLine(
+                    time=self._time(ended),
+                    request_id=rid,
+                    method=method,
+                    path=path,
+                    status=status,
+                    ms=round(seconds * 1000, 2),
+                    message="client closed request" if status == CLIENT_CLOSED else "request",
+                )
+                for ended, rid, method, path, status, seconds in kept
+            ]
         )
 
     def flush(self) -> None:
-        if not self._lines:
+        if not self._kept:
             return
-        data = b"\n".join(self._lines) + b"\n"
-        self._lines.clear()
+        data = self.lines(self._kept)
+        self._kept = []
         stream = sys.stdout
         try:
             if hasattr(stream, "buffer"):
