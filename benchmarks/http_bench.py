@@ -27,7 +27,8 @@ Everything runs in one go on loopback (127.0.0.1), one server at a time:
   are counted by status: a 200 would be a player reused (flagged), a wrk thread out of
   tokens stops and is flagged (``--players-per-second`` sizes the full-load supply);
 - for reference, the same Daily Dice feed from a second service process with the
-  request log off (WARNING): what the log costs the feed is printed below the table.
+  request log off (WARNING), measured between two runs of the feed with it on (the
+  feed's row is their mean): what the log costs the feed is printed below the table.
 
 The service runs at its defaults, one worker unless ``--workers`` says otherwise: the
 request log on (INFO, one JSON line a request, to a file) and the rate limiter on every
@@ -521,10 +522,13 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
             status, body = fetch(daily)  # the first request issues and caches the dice
             if status != 200:
                 raise SystemExit(f"http_bench: GET {daily} answered {status}: {body[:300]!r}")
-            result = measure(daily, load, args.warmup)
+            # The feed with the log on, before and after the reference with it off: the
+            # machine's drift in between falls on both sides of the comparison.
+            before = measure(daily, load, args.warmup)
+            quiet = measure_quiet_feed(env, args, load, scratch)
+            result = both(before, measure(daily, load, args.warmup))
             endpoint = f"GET /v1/daily/{args.date.isoformat()} (cached)"
-            results.append(Measurement("daily", endpoint, result))
-            results.append(measure_quiet_feed(env, args, load, scratch))
+            results += [Measurement("daily", endpoint, result), quiet]
 
             analyze = server.url("/v1/analyze")
             for body in bodies:
@@ -541,11 +545,22 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
     return results
 
 
+def both(first: WrkResult, second: WrkResult) -> WrkResult:
+    """Two runs of one load as one: their requests, mean rate, worst p99 and errors."""
+    return WrkResult(
+        requests=first.requests + second.requests,
+        requests_per_sec=(first.requests_per_sec + second.requests_per_sec) / 2,
+        p99_ms=max(first.p99_ms, second.p99_ms),
+        non_2xx=first.non_2xx + second.non_2xx,
+        socket_errors=first.socket_errors + second.socket_errors,
+    )
+
+
 def measure_quiet_feed(
     env: dict[str, str], args: argparse.Namespace, load: Load, scratch: Path
 ) -> Measurement:
-    """For reference, right after the feed at the defaults: the same feed from a second
-    service process with the request log off, to read what the log costs."""
+    """For reference, between two runs of the feed at the defaults: the same feed from a
+    second service process with the request log off, to read what the log costs."""
     port = free_port()
     service = [sys.executable, "-m", "service.cli", "serve"]
     service += ["--host", HOST, "--port", str(port), "--workers", str(args.workers)]
