@@ -120,6 +120,7 @@ class RequestLog:
             self.flush()  # the timer set for them finds nothing, or the next ones
 
     def lines(self, kept: list[Logged]) -> bytes:
+        """The kept requests as the log's JSON lines, each ending with a newline."""
         return self._encode_lines(
             [
                 RequestLine(
