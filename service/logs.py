@@ -54,13 +54,14 @@ def configure(level: str) -> None:
     root.setLevel(level.upper())
 
 
-class RequestLine(msgspec.Struct, kw_only=True, gc=False):
-    """One request in the request log, with the fields of the other JSON log lines."""
+class RequestLine(msgspec.Struct, gc=False):
+    """One request in the request log, with the fields of the other JSON log lines (made
+    by position: a few hundred a flush)."""
 
     time: str
-    level: str = "info"
-    logger: str = "shutbox.access"
-    message: str = "request"
+    level: str
+    logger: str
+    message: str
     request_id: str
     method: str
     path: str
@@ -99,19 +100,23 @@ class RequestLog:
 
     def __init__(self) -> None:
         self._kept: list[Logged] = []
-        self._second = -1
-        self._second_stamp = ""
+        self._second = self._millisecond = -1
+        self._second_stamp = self._stamp = ""
         self._encode_lines = msgspec.json.Encoder().encode_lines
         atexit.register(self.flush)
 
     def _time(self, now: float) -> str:
-        """``now`` as the log writes it (milliseconds, UTC); the second made once."""
+        """``now`` as the log writes it (milliseconds, UTC), made once a millisecond (a
+        busy process logs several requests in each), its second once a second."""
         millisecond = int(now * 1000)
-        second = millisecond // 1000
-        if second != self._second:
-            self._second = second
-            self._second_stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-        return f"{self._second_stamp}.{millisecond % 1000:03d}Z"
+        if millisecond != self._millisecond:
+            second = millisecond // 1000
+            if second != self._second:
+                self._second = second
+                self._second_stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._millisecond = millisecond
+            self._stamp = f"{self._second_stamp}.{millisecond % 1000:03d}Z"
+        return self._stamp
 
     def request(self, rid: str, method: str, path: str, status: int, seconds: float) -> None:
         first = not self._kept
@@ -124,13 +129,15 @@ class RequestLog:
         return self._encode_lines(
             [
                 RequestLine(
-                    time=self._time(ended),
-                    request_id=rid,
-                    method=method,
-                    path=path,
-                    status=status,
-                    ms=round(seconds * 1000, 2),
-                    message="client closed request" if status == CLIENT_CLOSED else "request",
+                    self._time(ended),
+                    "info",
+                    "shutbox.access",
+                    "client closed request" if status == CLIENT_CLOSED else "request",
+                    rid,
+                    method,
+                    path,
+                    status,
+                    round(seconds * 1000, 2),
                 )
                 for ended, rid, method, path, status, seconds in kept
             ]
