@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AbstractContextManager, asynccontextmanager
+from contextlib import AbstractContextManager, asynccontextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -206,6 +207,7 @@ class ServerProcess:
             cwd=ROOT,
             stdout=self.log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its workers and solver processes in its group
         )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -241,6 +243,10 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        # A worker the server did not stop in time outlives it otherwise (seen once:
+        # an orphaned worker still serving after its test).
+        with suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)
         self.process = None
         self.log.close()
 
