@@ -129,8 +129,8 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
     created: list[DailyRun] = []
     async with connection.transaction():
         # Lock the players (their streaks are computed from their runs), then read what
-        # the batches that held the locks before committed: their runs, and the dates'
-        # histograms. One round trip (the function ``daily_batch_read``).
+        # the batches that held the locks before committed: the runs asked for, the
+        # dates played and the dates' histograms. One round trip (``daily_batch_read``).
         rows = await connection.fetch(
             QUERIES.daily_batch_read,
             player_ids,
@@ -142,12 +142,13 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
         stored: dict[tuple[uuid.UUID, date], DailyRun] = {}
         histograms: dict[date, Histogram] = {day: {} for day in days}
         for row in rows:
-            if row["kind"] == "score":
-                histograms[row["day"]][row["score"]] = row["players"]
-                continue
-            played[row["player_id"]].add(row["day"])
-            if row["asked"]:
+            kind = row["kind"]
+            if kind == "played":
+                played[row["player_id"]].add(row["day"])
+            elif kind == "run":
                 stored[(row["player_id"], row["day"])] = row_as(DailyRun, row)
+            else:
+                histograms[row["day"]][row["score"]] = row["players"]
         counts = {day: DayCounts(histogram) for day, histogram in histograms.items()}
         for run in runs:
             earlier = stored.get((run.player_id, run.day))

@@ -4,9 +4,10 @@
 --    deadlock: their submissions are serialised (a streak is computed from the runs);
 -- 2. then, as a statement of its own (each statement of a volatile function sees what
 --    was committed before it began: the runs of the batches that held the locks
---    before), every run of those players, marked "asked" for the (player, date) pairs
---    of the batch ($2, $3), and how many runs of the batch's dates ($4) ended on each
---    score (kind 'score': only day, score and players are set).
+--    before): the stored runs of the batch's (player, date) pairs ($2, $3; kind 'run'),
+--    the dates each player has played (kind 'played': only player_id and day are set,
+--    a streak is computed from them), and how many runs of the batch's dates ($4)
+--    ended on each score (kind 'score': only day, score and players are set).
 -- PL/pgSQL keeps the statements' plans for the session (a SQL function plans them at
 -- every call).
 CREATE FUNCTION daily_batch_read(uuid[], uuid[], date[], date[])
@@ -26,7 +27,6 @@ RETURNS TABLE (
     streak_last_played date,
     played_today       boolean,
     submitted_at       timestamptz,
-    asked              boolean,
     players            integer
 )
 LANGUAGE plpgsql VOLATILE AS $$
@@ -36,13 +36,17 @@ BEGIN
     RETURN QUERY
     SELECT 'run', r.player_id, r.day, r.id, r.moves, r.score, r.best_possible, r.rank_better,
            r.rank_worse, r.rank_players, r.streak_current, r.streak_best,
-           r.streak_last_played, r.played_today, r.submitted_at,
-           (r.player_id, r.day) IN (SELECT * FROM unnest($2, $3)), NULL::integer
+           r.streak_last_played, r.played_today, r.submitted_at, NULL::integer
+    FROM daily_runs r
+    WHERE (r.player_id, r.day) IN (SELECT * FROM unnest($2, $3))
+    UNION ALL
+    SELECT 'played', r.player_id, r.day, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+           NULL, NULL, NULL, NULL
     FROM daily_runs r
     WHERE r.player_id = ANY($1)
     UNION ALL
     SELECT 'score', NULL, s.day, NULL, NULL, s.score, NULL, NULL, NULL, NULL, NULL, NULL,
-           NULL, NULL, NULL, NULL, sum(s.players)::integer
+           NULL, NULL, NULL, sum(s.players)::integer
     FROM day_scores s
     WHERE s.day = ANY($4) AND s.players > 0
     GROUP BY s.day, s.score;
