@@ -87,6 +87,26 @@ def streak_runs(days: Iterable[date]) -> StreakRuns | None:
     return StreakRuns(length, best, ordered[-1])
 
 
+def streak_after(runs: StreakRuns | None, day: date) -> StreakRuns:
+    """The runs once ``day`` is played, from the runs before it (None: none played),
+    when ``day`` comes after every date played: what ``streak_runs`` gives with the
+    dates played and ``day``, without them. A date played out of order (before the
+    latest) can join two runs: that needs the dates (``streak_runs``).
+
+    >>> d = date(2026, 11, 1)
+    >>> streak_after(StreakRuns(latest_length=2, best=3, last_played=d), d + timedelta(1))
+    StreakRuns(latest_length=3, best=3, last_played=datetime.date(2026, 11, 2))
+    >>> streak_after(StreakRuns(latest_length=2, best=3, last_played=d), d + timedelta(2))
+    StreakRuns(latest_length=1, best=3, last_played=datetime.date(2026, 11, 3))
+    """
+    if runs is None:
+        return StreakRuns(1, 1, day)
+    if day <= runs.last_played:
+        raise ValueError(f"{day} is not after the latest date played, {runs.last_played}")
+    length = runs.latest_length + 1 if day - runs.last_played == timedelta(days=1) else 1
+    return StreakRuns(length, max(runs.best, length), day)
+
+
 def current_streak(runs: StreakRuns | None, now: datetime, time_zone: str) -> int:
     """The latest run counts while its next date is still open to the player (today,
     or yesterday during the grace after midnight) or it already includes today."""

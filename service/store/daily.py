@@ -15,7 +15,7 @@ from typing import Any, Final
 import asyncpg
 import msgspec
 
-from service.calendar import StreakRuns, current_streak, local_today, streak_runs
+from service.calendar import StreakRuns, current_streak, local_today, streak_after, streak_runs
 from service.store.db import QUERIES, UNAVAILABLE, Connection, row_as
 from service.store.ranks import DayCounts, Histogram, Histograms, Rank, rank_from, rank_in
 from service.store.runs import AlreadyPlayed
@@ -127,10 +127,12 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
     days = sorted({run.day for run in runs})
     outcomes: list[Outcome] = []
     created: list[DailyRun] = []
+    after: dict[uuid.UUID, StreakRuns] = {}  # the streaks of the players of ``created``
     async with connection.transaction():
-        # Lock the players (their streaks are computed from their runs), then read what
-        # the batches that held the locks before committed: the runs asked for, the
-        # dates played and the dates' histograms. One round trip (``daily_batch_read``).
+        # Lock the players (their streaks change with their runs), then read what the
+        # batches that held the locks before committed: the runs asked for, the
+        # players' streaks (and the dates they played, where a date comes out of
+        # order) and the dates' histograms. One round trip (``daily_batch_read``).
         rows = await connection.fetch(
             QUERIES.daily_batch_read,
             player_ids,
@@ -138,13 +140,18 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
             [run.day for run in runs],
             days,
         )
-        played: dict[uuid.UUID, set[date]] = {player_id: set() for player_id in player_ids}
+        streaks: dict[uuid.UUID, StreakRuns | None] = dict.fromkeys(player_ids)
+        played: dict[uuid.UUID, set[date]] = {}  # only where the function sent them
         stored: dict[tuple[uuid.UUID, date], DailyRun] = {}
         histograms: dict[date, Histogram] = {day: {} for day in days}
         for row in rows:
             kind = row["kind"]
-            if kind == "played":
-                played[row["player_id"]].add(row["day"])
+            if kind == "streak":
+                streaks[row["player_id"]] = StreakRuns(
+                    row["streak_current"], row["streak_best"], row["streak_last_played"]
+                )
+            elif kind == "played":
+                played.setdefault(row["player_id"], set()).add(row["day"])
             elif kind == "run":
                 stored[(row["player_id"], row["day"])] = row_as(DailyRun, row)
             else:
@@ -158,10 +165,19 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
                     Stored(earlier, created=False) if same else AlreadyPlayed(earlier.id)
                 )
                 continue
-            dates = played[run.player_id]
-            dates.add(run.day)
-            streak = streak_runs(dates)
-            assert streak is not None
+            today = local_today(run.submitted_at, run.time_zone)
+            dates = played.get(run.player_id)
+            if dates is not None:
+                dates.add(run.day)
+                streak = streak_runs(dates)
+                assert streak is not None
+                played_today = today in dates
+            else:
+                # A date after every date played. An open date is today or yesterday,
+                # so today is played if and only if it is this date.
+                streak = streak_after(streaks[run.player_id], run.day)
+                played_today = today == run.day
+            streaks[run.player_id] = after[run.player_id] = streak
             better, worse, others = counts[run.day].before_adding(run.score)
             new = DailyRun(
                 id=uuid.uuid4(),
@@ -176,27 +192,23 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
                 streak_current=current_streak(streak, run.submitted_at, run.time_zone),
                 streak_best=streak.best,
                 streak_last_played=streak.last_played,
-                played_today=local_today(run.submitted_at, run.time_zone) in dates,
+                played_today=played_today,
                 submitted_at=run.submitted_at,
             )
             stored[(run.player_id, run.day)] = new
             created.append(new)
             outcomes.append(Stored(new, created=True))
         if created:
-            await insert_runs(connection, created, played)
+            await insert_runs(connection, created, after)
     return outcomes
 
 
 async def insert_runs(
-    connection: Connection, runs: list[DailyRun], played: dict[uuid.UUID, set[date]]
+    connection: Connection, runs: list[DailyRun], streaks: dict[uuid.UUID, StreakRuns]
 ) -> None:
-    """The new runs, their players' streaks after them and their dates' histogram
-    counters (one shard, chosen at random), in one statement."""
-    streaks: dict[uuid.UUID, StreakRuns] = {}
-    for run in runs:
-        streak = streak_runs(played[run.player_id])
-        assert streak is not None  # the player has this run
-        streaks[run.player_id] = streak
+    """The new runs, their players' streaks after them (``streaks``: every player of
+    ``runs``) and their dates' histogram counters (one shard, chosen at random), in one
+    statement."""
     columns = [[getattr(run, field) for run in runs] for field in DailyRun.__struct_fields__]
     by_id = dict(zip(DailyRun.__struct_fields__, columns))
     await connection.execute(

@@ -20,6 +20,7 @@ import asyncpg
 import msgspec
 
 from service.api.schemas import move_out
+from service.calendar import StreakRuns
 from service.rules.analysis import Hindsight
 from service.rules.computers import EASY, HARD, MEDIUM, ComputerRun, play
 from service.rules.dice import daily_sequence_id
@@ -142,6 +143,7 @@ async def synth_day(
                     [secrets.token_bytes(32) for _ in chunk],
                     [run.submitted_at for run in chunk],
                 )
-                await daily.insert_runs(connection, chunk, {run.player_id: {day} for run in chunk})
+                streaks = {run.player_id: StreakRuns(1, 1, day) for run in chunk}
+                await daily.insert_runs(connection, chunk, streaks)
             done += size
     return counts.total

@@ -11,9 +11,9 @@ FROM daily_runs WHERE player_id = $1 AND day = $2;
 
 -- name: daily_batch_read
 -- A batch of official runs' first statement in its transaction: lock the players ($1),
--- then read the stored runs of the batch's (player, date) pairs ($2, $3), the dates the
--- players have played and the histograms of the batch's dates ($4), in one round trip
--- (see the function).
+-- then read the stored runs of the batch's (player, date) pairs ($2, $3), the players'
+-- streaks (the dates they played, for a date out of order) and the histograms of the
+-- batch's dates ($4), in one round trip (see the function).
 SELECT * FROM daily_batch_read($1::uuid[], $2::uuid[], $3::date[], $4::date[]);
 
 -- name: insert_daily_runs

@@ -211,3 +211,49 @@ async def test_a_submission_that_cannot_be_stored_fails_alone(
     stored = await pool.fetch("SELECT player_id FROM daily_runs WHERE day = $1", day)
     assert {r["player_id"] for r in stored} == {ids[0], ids[2]}
     assert (await histograms.rank(day, 8)).players == 2
+
+
+async def kinds_read(pool: asyncpg.Pool, plan: list[daily.NewRun]) -> dict[str, int]:
+    """How many rows of each kind a batch of ``plan`` reads (in a transaction undone)."""
+    async with pool.acquire() as connection, connection.transaction():
+        rows = await connection.fetch(
+            QUERIES.daily_batch_read,
+            sorted({run.player_id for run in plan}),
+            [run.player_id for run in plan],
+            [run.day for run in plan],
+            sorted({run.day for run in plan}),
+        )
+    kinds: dict[str, int] = {}
+    for row in rows:
+        kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
+    return kinds
+
+
+async def test_a_date_after_the_last_played_reads_the_streak_row_not_the_history(
+    pool: asyncpg.Pool, histograms: Histograms
+) -> None:
+    """What a submission reads does not grow with its player's history: a date after
+    every date played extends the streak row. Only a date played out of order reads the
+    dates played, and its streak joins the runs on both sides of it."""
+    days = fresh_days(30)
+    await days_with_dice(pool, histograms.cache, *days)
+    [player] = await new_players(pool, 1)
+    gap = 20  # played: days 0..19, then 21..28; day 20 comes last, out of order
+    for day in days[:gap] + days[gap + 1 : 29]:
+        [outcome] = await daily.submit_batch(pool, histograms, [submission(player, day, 3)])
+        assert isinstance(outcome, daily.Stored) and outcome.created
+
+    next_day = submission(player, days[29], 5)
+    assert await kinds_read(pool, [next_day]) == {"streak": 1}
+    out_of_order = submission(player, days[gap], 5)
+    assert await kinds_read(pool, [out_of_order]) == {"streak": 1, "played": 28}
+
+    [outcome] = await daily.submit_batch(pool, histograms, [out_of_order])
+    assert isinstance(outcome, daily.Stored)
+    assert (outcome.run.streak_best, outcome.run.streak_last_played) == (29, days[28])
+    [outcome] = await daily.submit_batch(pool, histograms, [next_day])
+    assert isinstance(outcome, daily.Stored)
+    assert (outcome.run.streak_best, outcome.run.streak_last_played) == (30, days[29])
+    row = await pool.fetchrow("SELECT * FROM streaks WHERE player_id = $1", player)
+    assert row is not None
+    assert (row["latest_length"], row["best"], row["last_played"]) == (30, 30, days[29])
