@@ -34,13 +34,9 @@ Everything on loopback (127.0.0.1), in this order:
 
   * ``redis``: Redis up, its mirrors as they come;
   * ``flush``: every sample cold: the prefix's keys deleted in Redis just before each
-    request; before the two reads that use the rank mirror (runs/me, history), an
-    official run of the date stored first (untimed, a spare new player's) on the same
-    connection, so that the worker serving the read has forgotten its in-process copy
-    of the date's histogram too (a flush empties Redis, not the workers' memory; a
-    worker forgets a date's copy as soon as it has stored runs of it, as it would
-    after its copy's lifetime of a couple of seconds). After each such read the
-    date's mirror must be back in Redis: the read rebuilt it from PostgreSQL;
+    request (both dates are open: their ranks are read from PostgreSQL's counters,
+    never from the cache's mirror, which holds only the histograms of dates closed
+    everywhere);
   * ``stopped``: the same server, its redis-server stopped (SIGTERM) under it: what a
     Redis outage costs a running service (not a service started without Redis);
 
@@ -94,8 +90,6 @@ import httpx
 import msgspec
 import redis
 
-from service.store.ranks import MIRRORED_FOR_SECONDS
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.processes import (
     ADMIN_URL,
@@ -124,8 +118,6 @@ HEADER_TIMEOUT_MS: Final = 5000  # SHUTBOX_HEADER_TIMEOUT's default, as _serve p
 STARTUP_SECONDS: Final = 90.0
 STOP_SECONDS: Final = 20.0
 REQUEST_TIMEOUT: Final = 10.0
-# Past the rank mirror's lifetime: a worker's in-process copy of a histogram has expired.
-MIRROR_EXPIRED_SECONDS: Final = MIRRORED_FOR_SECONDS + 0.3
 WARMUP_PLAYERS: Final = 5
 LEGAL_RUNS: Final = 64
 
@@ -445,29 +437,15 @@ Timings = dict[str, list[float]]
 
 class Cold:
     """What makes every sample of the ``flush`` state cold: the prefix's Redis keys
-    deleted just before each request; before a read that uses the rank mirror, first an
-    official run of its date stored (untimed, a spare new player's) on the same
-    connection, so by the worker that serves the read, which forgets its in-process copy
-    of a date's histogram as soon as it has stored runs of it. After each such read the
-    date's histogram must be back in Redis: proof that the read rebuilt it from
-    PostgreSQL (a read served by an in-process copy writes nothing to Redis)."""
+    deleted just before each request."""
 
     def __init__(self, keys: redis.Redis, prefix: str) -> None:
         self.keys, self.prefix = keys, prefix
-        self.rebuilt = 0
 
     def flush(self) -> None:
         found = list(self.keys.scan_iter(match=f"{self.prefix}*", count=1000))
         if found:
             self.keys.unlink(*found)
-
-    def mirror_key(self, day: date) -> str:
-        return f"{self.prefix.rstrip(':')}:{{{day.isoformat()}}}:histogram"
-
-    def check_rebuilt(self, day: date, kind: str) -> None:
-        if not self.keys.exists(self.mirror_key(day)):
-            raise SystemExit(f"scale: {kind} on {day} after a flush did not rebuild the mirror")
-        self.rebuilt += 1
 
 
 def measure_state(
@@ -478,13 +456,9 @@ def measure_state(
     then the reads as that player. ``cold``: every request made cold first (the
     ``flush`` state)."""
     tokens = {size.day: [client.new_player(size.zone) for _ in range(samples)] for size in sizes}
-    spares = {
-        size.day: [client.new_player(size.zone) for _ in range(2 * samples if cold else 0)]
-        for size in sizes
-    }
     timings = {size.day: {kind: [] for kind in (*KINDS, REFERENCE)} for size in sizes}
     with client_gc_paused():
-        _measure(client, sizes, tokens, spares, timings, cold)
+        _measure(client, sizes, tokens, timings, cold)
     return timings, tokens
 
 
@@ -505,7 +479,6 @@ def _measure(
     client: Client,
     sizes: Sequence[Size],
     tokens: dict[date, list[str]],
-    spares: dict[date, list[str]],
     timings: dict[date, Timings],
     cold: Cold | None,
 ) -> None:
@@ -517,21 +490,17 @@ def _measure(
             if cold is not None:
                 cold.flush()
             timings[size.day]["submit"].append(client.submit(size.day, tokens[size.day][n]))
-    reads: tuple[tuple[str, bool, Callable[[date, str], float]], ...] = (
-        ("runs_me", True, lambda day, token: client.runs_me(day, token)[0]),
-        ("leaderboard", False, client.leaderboard),
-        ("history", True, lambda day, token: client.history(token)),
+    reads: tuple[tuple[str, Callable[[date, str], float]], ...] = (
+        ("runs_me", lambda day, token: client.runs_me(day, token)[0]),
+        ("leaderboard", client.leaderboard),
+        ("history", lambda day, token: client.history(token)),
     )
     for n in range(len(tokens[sizes[0].day])):
-        for kind, uses_mirror, read in reads:
+        for kind, read in reads:
             for size in in_turn(n):
                 if cold is not None:
-                    if uses_mirror:
-                        client.submit(size.day, spares[size.day].pop())
                     cold.flush()
                 timings[size.day][kind].append(read(size.day, tokens[size.day][n]))
-                if cold is not None and uses_mirror:
-                    cold.check_rebuilt(size.day, kind)
         for size in in_turn(n):
             timings[size.day][REFERENCE].append(client.healthz())
 
@@ -771,7 +740,6 @@ def run_stages(
             warm_up(client, server.url, sizes)
             for state in ("redis", "flush"):
                 tokens = measured(state, own_redis.process.pid)
-            progress(f"after a flush, {cold.rebuilt} reads each rebuilt the rank mirror")
             large = stages[-1]
             large.paced = Paced(
                 args.paced_rate, args.paced_seconds, args.paced_concurrency, args.paced_client
@@ -797,14 +765,11 @@ def run_stages(
             )
             # The rank check: one player's rank on each date, no submission in between.
             players = {stage.size.day: tokens[stage.size.day][0] for stage in stages}
-            time.sleep(MIRROR_EXPIRED_SECONDS)
             for stage in stages:
                 day = stage.size.day
-                client.runs_me(day, players[day])  # the mirror filled, then read from it
                 answer = client.runs_me(day, players[day])[1]
                 stage.ranks["redis"] = answer["rank"]
                 stage.ranks["sql"] = asyncio.run(_rank_in_sql(db_url, day, answer["score"]))
-            time.sleep(MIRROR_EXPIRED_SECONDS)  # the worker's in-process copies expired
             for stage in stages:
                 flush()
                 stage.ranks["flush"] = client.runs_me(stage.size.day, players[stage.size.day])[1][
@@ -813,7 +778,6 @@ def run_stages(
             flush()
             progress("Redis stopped under the server")
             own_redis.stop()
-            time.sleep(MIRROR_EXPIRED_SECONDS)  # the workers' in-process copies expired
             for stage in stages:
                 stage.first_stopped_ms, answer = client.runs_me(
                     stage.size.day, players[stage.size.day]
@@ -896,9 +860,7 @@ def print_report(
     )
     print(
         "Redis: a redis-server of the benchmark's own; 'after flush': the prefix's keys"
-        " deleted before each request (before a read using the rank mirror, first a run of"
-        " its date stored, untimed, on the same connection: the worker forgets its"
-        " in-process copy; each such read checked to have rebuilt the mirror); 'Redis"
+        " deleted before each request; 'Redis"
         " stopped': that redis-server stopped (SIGTERM) under the running server"
     )
     print()

@@ -237,13 +237,11 @@ async def submit_run(
     now = services.clock.now()
     check_begun(when, services.settings, now)
     moves = [move_in(m) for m in data.moves]
-    in_key_transaction: list[bool] = []
 
     async def produce(connection: Connection | None) -> Answer:
         created, result = await services.daily.submit(
             player, when, moves, services.clock.now(), connection
         )
-        in_key_transaction.append(created and connection is not None)
         return (201 if created else 200), _encoder.encode(result)
 
     try:
@@ -272,9 +270,6 @@ async def submit_run(
                 official_run_id=str(played.official_id), official_run=official
             ),
         ) from None
-    if any(in_key_transaction):
-        # Stored in the key's transaction, committed by now: ranks count it from here.
-        await services.histograms.forget([when])
     return answer.status, answer.body
 
 

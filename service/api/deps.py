@@ -39,7 +39,7 @@ class Services:
         self.cache = cache
         self.clock = clock
         self.settings = settings
-        self.histograms = Histograms(pool, cache)
+        self.histograms = Histograms(pool, cache, clock)
         self.dice_in_play = DiceInPlay(pool, cache, settings.secret_bytes)
         self.daily_feed: dict[date, Feed] = {}  # the Daily Dice answers served
         # Concurrent requests share their round trips (one query, one commit a batch).
@@ -47,7 +47,7 @@ class Services:
             lambda hashes: players.by_token_hashes(pool, hashes)
         )
         daily_batches: Batcher[NewRun, Stored] = Batcher(
-            lambda runs: store_daily.submit_batch(pool, self.histograms, runs)
+            lambda runs: store_daily.submit_batch(pool, runs)
         )
         self.daily = DailyRuns(pool, cache, settings.secret_bytes, self.histograms, daily_batches)
 

@@ -76,27 +76,19 @@ async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> D
     return None if row is None else row_as(DailyRun, row)
 
 
-async def submit_batch(
-    pool: asyncpg.Pool, histograms: Histograms, runs: list[NewRun]
-) -> list[Stored | Exception]:
+async def submit_batch(pool: asyncpg.Pool, runs: list[NewRun]) -> list[Stored | Exception]:
     """``submit_all`` on a connection of its own (what the request batcher calls). A
     batch that fails for another reason than an unreachable database is tried again one
-    submission at a time, so that a submission that cannot be stored fails alone. The
-    dates of new runs are read afresh from then on."""
+    submission at a time, so that a submission that cannot be stored fails alone."""
     async with pool.acquire() as connection:
-        outcomes: list[Outcome | Exception]
         try:
-            outcomes = list(await submit_all(connection, runs))
+            return list(await submit_all(connection, runs))
         except UNAVAILABLE:
             raise
         except Exception:
             if len(runs) == 1:
                 raise
-            outcomes = [await _alone(connection, one) for one in runs]
-    await histograms.forget(
-        outcome.run.day for outcome in outcomes if isinstance(outcome, Stored) and outcome.created
-    )
-    return outcomes
+            return [await _alone(connection, one) for one in runs]
 
 
 async def _alone(connection: Connection, run: NewRun) -> Outcome | Exception:
@@ -108,8 +100,7 @@ async def _alone(connection: Connection, run: NewRun) -> Outcome | Exception:
 
 
 async def submit(connection: Connection, run: NewRun) -> Stored:
-    """One submission on the caller's connection, in its transaction (the caller makes
-    the histograms forget the date once that transaction has committed)."""
+    """One submission on the caller's connection, in its transaction."""
     [outcome] = await submit_all(connection, [run])
     if isinstance(outcome, AlreadyPlayed):
         raise outcome

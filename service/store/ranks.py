@@ -3,25 +3,33 @@ each score.
 
 Scores are small integers, so a date's ranking is a few dozen counters
 (``day_scores``, updated in the transaction that stores the runs), not a sort of its
-runs: a rank costs the same on a date with ten runs as on a date with a million. The
-histograms read for ranks "as they stand now" are mirrored in the cache for a couple
-of seconds, and a process forgets its mirror of a date as soon as it has stored runs
-of it; a Redis flush or outage costs one small read per date.
+runs: a rank costs the same on a date with ten runs as on a date with a million.
+
+A date's histogram is read from PostgreSQL while runs of it may still be stored, so a
+rank "as it stands now" counts every run stored before it (the player's own just
+stored included) and storing a run costs nothing here. Once the date has closed
+everywhere (and its last submissions are stored) its histogram is final: it is
+mirrored in the cache, and a Redis flush or outage costs one small read per date.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable
-from datetime import date
+from datetime import date, timedelta
 from typing import Final
 
 import asyncpg
 import msgspec
 
+from service.calendar import has_closed_everywhere
+from service.clock import Clock
 from service.store.cache import Cache
 from service.store.db import QUERIES, Database
 
-MIRRORED_FOR_SECONDS: Final = 2
+SETTLING: Final = timedelta(minutes=5)
+"""After a date closes everywhere, time enough for the submissions found open just
+before to be stored: its histogram is final from then on."""
+MIRRORED_FOR_SECONDS: Final = 600
 
 Histogram = dict[int, int]
 """How many runs ended on each score."""
@@ -87,11 +95,13 @@ _histogram_codec = msgspec.json.Encoder(), msgspec.json.Decoder(Histogram)
 
 
 class Histograms:
-    """The dates' histograms as they stand now: the cache's mirror, else PostgreSQL."""
+    """The dates' histograms as they stand now: from PostgreSQL, and for a date whose
+    histogram is final (``SETTLING``), from the cache's mirror."""
 
-    def __init__(self, pool: asyncpg.Pool, cache: Cache) -> None:
+    def __init__(self, pool: asyncpg.Pool, cache: Cache, clock: Clock) -> None:
         self.pool = pool
         self.cache = cache
+        self.clock = clock
 
     def _key(self, day: date) -> str:
         # The date as a hash tag: on a Redis Cluster, the keys of one date share a slot.
@@ -100,16 +110,18 @@ class Histograms:
     async def of(self, days: Iterable[date]) -> dict[date, Histogram]:
         """The histogram of each date: those not mirrored in one query."""
         wanted = set(days)
+        settled = self.clock.now() - SETTLING
+        final = {day for day in wanted if has_closed_everywhere(day, settled)}
         found: dict[date, Histogram] = {}
-        for day in wanted:
+        for day in final:
             mirrored = await self.cache.get(self._key(day))
             if mirrored is not None:
                 found[day] = _histogram_codec[1].decode(mirrored)
         missing = [day for day in wanted if day not in found]
         if missing:
             stored = await stored_histograms(self.pool, missing)
-            for day, histogram in stored.items():
-                encoded = _histogram_codec[0].encode(histogram)
+            for day in final.intersection(stored):
+                encoded = _histogram_codec[0].encode(stored[day])
                 await self.cache.set(self._key(day), encoded, expires_in=MIRRORED_FOR_SECONDS)
             found |= stored
         return found
@@ -117,8 +129,3 @@ class Histograms:
     async def rank(self, day: date, score: int) -> Rank:
         """The rank of a stored run of ``day`` with this score, as it stands now."""
         return rank_in((await self.of([day]))[day], score)
-
-    async def forget(self, days: Iterable[date]) -> None:
-        """Runs of these dates were just stored: read their histograms afresh."""
-        for day in set(days):
-            await self.cache.delete(self._key(day))

@@ -6,12 +6,13 @@ import asyncio
 import secrets
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 import asyncpg
 import msgspec
 import pytest
 
+from service.clock import FixedClock
 from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Rules
 from service.store import daily, players, sequences
@@ -29,7 +30,7 @@ async def histograms(
     request: pytest.FixtureRequest, pool: asyncpg.Pool, redis_prefix: str
 ) -> AsyncIterator[Histograms]:
     cache = Cache.connect(REDIS_URL if request.param == "redis" else None, redis_prefix)
-    yield Histograms(pool, cache)
+    yield Histograms(pool, cache, FixedClock(NOW))
     await cache.close()
 
 
@@ -86,10 +87,9 @@ async def test_a_batch_answers_as_the_same_submissions_one_at_a_time(
         plan.append(submission(ids[1], day, 7, variant=1))  # another run of a played date
         return plan
 
-    batched = await daily.submit_batch(pool, histograms, await script(batch_day))
+    batched = await daily.submit_batch(pool, await script(batch_day))
     one_by_one = [
-        (await daily.submit_batch(pool, histograms, [one]))[0]
-        for one in await script(one_by_one_day)
+        (await daily.submit_batch(pool, [one]))[0] for one in await script(one_by_one_day)
     ]
 
     assert [summary(o) for o in batched] == [summary(o) for o in one_by_one]
@@ -119,7 +119,7 @@ async def test_two_dates_of_one_player_in_one_batch_make_one_streak(
     await days_with_dice(pool, histograms.cache, yesterday, today)
     [player] = await new_players(pool, 1)
     outcomes = await daily.submit_batch(
-        pool, histograms, [submission(player, yesterday, 4), submission(player, today, 6)]
+        pool, [submission(player, yesterday, 4), submission(player, today, 6)]
     )
     runs = [o.run for o in outcomes if isinstance(o, daily.Stored)]
     assert [(r.streak_best, r.streak_last_played) for r in runs] == [(1, yesterday), (2, today)]
@@ -169,7 +169,7 @@ class Recording:
 
 
 @pytest.mark.parametrize("redis_url", [REDIS_URL, None], ids=["redis", "no-redis"])
-async def test_a_rank_costs_one_small_read_per_date_and_none_while_mirrored(
+async def test_a_final_histogram_is_mirrored_and_an_open_one_read_afresh(
     pool: asyncpg.Pool, redis_prefix: str, redis_url: str | None
 ) -> None:
     cache = Cache.connect(redis_url, f"{redis_prefix}{secrets.token_hex(4)}:")
@@ -177,20 +177,26 @@ async def test_a_rank_costs_one_small_read_per_date_and_none_while_mirrored(
     await days_with_dice(pool, cache, *days)
     ids = await new_players(pool, 3)
     for day in days:
-        batch = [submission(player, day, score) for player, score in zip(ids, [3, 5, 8])]
-        await daily.submit_batch(pool, Histograms(pool, cache), batch)
+        await daily.submit_batch(pool, [submission(p, day, s) for p, s in zip(ids, [3, 5, 8])])
+    # Days after the last date: every date has closed everywhere, its histogram final.
+    clock = FixedClock(datetime.combine(days[-1] + timedelta(days=3), time(0), tzinfo=UTC))
     recording = Recording(pool)
-    mirrored = Histograms(recording, cache)  # type: ignore[arg-type]
+    histograms = Histograms(recording, cache, clock)  # type: ignore[arg-type]
     try:
         # Three dates read afresh: one query for them all, of a few counters each.
-        found = await mirrored.of(days)
+        found = await histograms.of(days)
         assert recording.sent == ["day_histograms"]
         assert all(histogram == {3: 1, 5: 1, 8: 1} for histogram in found.values())
-        assert await mirrored.rank(days[0], 5) == Rank(position=2, players=3, percentile=33.33)
+        assert await histograms.rank(days[0], 5) == Rank(position=2, players=3, percentile=33.33)
         assert recording.sent == ["day_histograms"]  # mirrored: no query
-        await mirrored.forget(days[:1])  # runs of the date were stored: read it afresh
-        await mirrored.of(days)
-        assert recording.sent == ["day_histograms", "day_histograms"]
+
+        # While a date is open somewhere, every rank reads it: a run just stored counts.
+        clock.set(datetime.combine(days[-1], time(12), tzinfo=UTC))
+        [late] = await new_players(pool, 1)
+        await daily.submit_batch(pool, [submission(late, days[-1], 9)])
+        assert (await histograms.rank(days[-1], 9)).players == 4
+        assert (await histograms.rank(days[-1], 3)).players == 4
+        assert recording.sent == ["day_histograms"] * 3
     finally:
         await cache.close()
 
@@ -205,7 +211,7 @@ async def test_a_submission_that_cannot_be_stored_fails_alone(
     # A player who does not exist: the foreign key refuses the run, and with it the
     # batch's statement.
     batch[1] = msgspec.structs.replace(batch[1], player_id=uuid.uuid4())
-    outcomes = await daily.submit_batch(pool, histograms, batch)
+    outcomes = await daily.submit_batch(pool, batch)
     assert isinstance(outcomes[1], asyncpg.ForeignKeyViolationError)
     assert [type(outcomes[0]), type(outcomes[2])] == [daily.Stored, daily.Stored]
     stored = await pool.fetch("SELECT player_id FROM daily_runs WHERE day = $1", day)
@@ -240,7 +246,7 @@ async def test_a_date_after_the_last_played_reads_the_streak_row_not_the_history
     [player] = await new_players(pool, 1)
     gap = 20  # played: days 0..19, then 21..28; day 20 comes last, out of order
     for day in days[:gap] + days[gap + 1 : 29]:
-        [outcome] = await daily.submit_batch(pool, histograms, [submission(player, day, 3)])
+        [outcome] = await daily.submit_batch(pool, [submission(player, day, 3)])
         assert isinstance(outcome, daily.Stored) and outcome.created
 
     next_day = submission(player, days[29], 5)
@@ -248,10 +254,10 @@ async def test_a_date_after_the_last_played_reads_the_streak_row_not_the_history
     out_of_order = submission(player, days[gap], 5)
     assert await kinds_read(pool, [out_of_order]) == {"streak": 1, "played": 28}
 
-    [outcome] = await daily.submit_batch(pool, histograms, [out_of_order])
+    [outcome] = await daily.submit_batch(pool, [out_of_order])
     assert isinstance(outcome, daily.Stored)
     assert (outcome.run.streak_best, outcome.run.streak_last_played) == (29, days[28])
-    [outcome] = await daily.submit_batch(pool, histograms, [next_day])
+    [outcome] = await daily.submit_batch(pool, [next_day])
     assert isinstance(outcome, daily.Stored)
     assert (outcome.run.streak_best, outcome.run.streak_last_played) == (30, days[29])
     row = await pool.fetchrow("SELECT * FROM streaks WHERE player_id = $1", player)

@@ -13,6 +13,7 @@ import asyncpg
 import msgspec
 
 from service.api.schemas import MoveIn, move_in
+from service.clock import SystemClock
 from service.rules.dice import daily_sequence_id
 from service.rules.replay import replay
 from service.rules.ruleset import Rules
@@ -63,7 +64,7 @@ async def test_a_synthetic_day_is_what_submissions_would_leave(pool: asyncpg.Poo
     # Easy, Medium and Hard end differently, but on the rare dice where every turn ends alike.
     possible = {run.score for seed in (7, 8) for run in computer_runs(day, issued, seed)}
     assert set(seen) <= possible and (len(seen) > 1) == (len(possible) > 1)
-    histogram = (await Histograms(pool, cache).of([day]))[day]
+    histogram = (await Histograms(pool, cache, SystemClock()).of([day]))[day]
     assert histogram == dict(seen)
     streaks = await pool.fetchval(
         "SELECT count(*) FROM streaks s JOIN daily_runs r USING (player_id) "
@@ -73,9 +74,7 @@ async def test_a_synthetic_day_is_what_submissions_would_leave(pool: asyncpg.Poo
     assert streaks == 1000
     # A submission afterwards ranks among all of them.
     [player] = await new_players(pool, 1)
-    [outcome] = await daily.submit_batch(
-        pool, Histograms(pool, cache), [submission(player, day, max(seen))]
-    )
+    [outcome] = await daily.submit_batch(pool, [submission(player, day, max(seen))])
     assert isinstance(outcome, daily.Stored)
     assert outcome.run.rank_at_submission.players == 1001
     assert outcome.run.rank_better == sum(c for s, c in seen.items() if s < max(seen))
@@ -157,16 +156,12 @@ async def test_history_is_two_queries_whatever_the_page(pool: asyncpg.Pool) -> N
             pool, cache, SECRET, daily_sequence_id(day), Rules(), datetime.now(UTC)
         )
     [player] = await new_players(pool, 1)
-    await daily.submit_batch(
-        pool,
-        Histograms(pool, cache),
-        [submission(player, day, n % 9) for n, day in enumerate(days)],
-    )
+    await daily.submit_batch(pool, [submission(player, day, n % 9) for n, day in enumerate(days)])
     for limit in (3, 40):
         recording = Recording(pool)
         page = await daily.history(
             recording,  # type: ignore[arg-type]
-            Histograms(recording, Cache.connect(None, f"h-{secrets.token_hex(4)}:")),  # type: ignore[arg-type]
+            Histograms(recording, Cache.connect(None, f"h-{secrets.token_hex(4)}:"), SystemClock()),  # type: ignore[arg-type]
             player,
             date.max,
             limit,

@@ -15,7 +15,7 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
-from service.clock import FixedClock
+from service.clock import FixedClock, SystemClock
 from service.settings import Settings
 from service.store.cache import Cache
 from service.store.db import MIGRATION_LOCK, QUERIES, create_pool, migrate
@@ -50,7 +50,7 @@ async def test_errors_in_a_rank_count_stay_with_their_dependency(pool: asyncpg.P
     try:
         async with pool.acquire() as connection:
             broken = BrokenSocket(connection, QUERIES.day_histograms)
-            histograms = Histograms(broken, cache)  # type: ignore[arg-type]
+            histograms = Histograms(broken, cache, SystemClock())  # type: ignore[arg-type]
             with pytest.raises(ConnectionResetError):
                 await histograms.rank(DAY, 5)
         assert cache.usable, "a PostgreSQL error marked Redis down"
@@ -61,7 +61,7 @@ async def test_errors_in_a_rank_count_stay_with_their_dependency(pool: asyncpg.P
     # Redis fails instead: the counts come from PostgreSQL, and only Redis is marked down.
     cache = Cache.connect(UNREACHABLE_REDIS_URL, "t:")
     try:
-        histograms = Histograms(pool, cache)
+        histograms = Histograms(pool, cache, SystemClock())
         assert cache.usable  # not known to be down yet
         assert (await histograms.rank(DAY, 5)).players == 0
         assert not cache.usable
