@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Mapping
 from datetime import date, datetime, timedelta
 from typing import Any, Final
 
@@ -77,12 +78,15 @@ async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> D
 
 
 async def submit_batch(pool: asyncpg.Pool, runs: list[NewRun]) -> list[Stored | Exception]:
-    """``submit_all`` on a connection of its own (what the request batcher calls). A
-    batch that fails for another reason than an unreachable database is tried again one
-    submission at a time, so that a submission that cannot be stored fails alone."""
+    """The runs stored as ``submit_all`` stores them, on a connection of its own (what
+    the request batcher calls): in two round trips (``submit_unlocked``), else in a
+    transaction that locks the players first. A batch that fails for another reason
+    than an unreachable database is tried again one submission at a time, so that a
+    submission that cannot be stored fails alone."""
     async with pool.acquire() as connection:
         try:
-            return list(await submit_all(connection, runs))
+            outcomes = await submit_unlocked(connection, runs)
+            return list(outcomes if outcomes is not None else await submit_all(connection, runs))
         except UNAVAILABLE:
             raise
         except Exception:
@@ -114,31 +118,60 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
     For each: ``Stored`` (created, or the stored run for the identical run again), or
     ``AlreadyPlayed`` for another run of a played date.
     """
-    player_ids = sorted({run.player_id for run in runs})
-    days = sorted({run.day for run in runs})
-    outcomes: list[Outcome] = []
-    created: list[DailyRun] = []
-    after: dict[uuid.UUID, StreakRuns] = {}  # the streaks of the players of ``created``
     async with connection.transaction():
         # Lock the players (their streaks change with their runs), then read what the
-        # batches that held the locks before committed: the runs asked for, the
-        # players' streaks (and the dates they played, where a date comes out of
-        # order) and the dates' histograms. One round trip (``daily_batch_read``).
-        rows = await connection.fetch(
-            QUERIES.daily_batch_read,
-            player_ids,
-            [run.player_id for run in runs],
-            [run.day for run in runs],
-            days,
-        )
-        streaks: dict[uuid.UUID, StreakRuns | None] = dict.fromkeys(player_ids)
+        # batches that held the locks before committed. One round trip.
+        batch = Batch(runs, await _read(connection, runs, lock=True))
+        if batch.created:
+            await batch.write(connection)
+    return batch.outcomes
+
+
+async def submit_unlocked(connection: Connection, runs: list[NewRun]) -> list[Outcome] | None:
+    """``submit_all`` in two round trips, without a transaction: read without locks,
+    then write in one statement that first locks the players and stores nothing if a
+    streak read has changed meanwhile. None when that happened, or when a run of the
+    batch came after it read the run's date (stored by another batch), or when a date
+    comes out of order for its player: then nothing is stored, ``submit_all`` must."""
+    batch = Batch(runs, await _read(connection, runs, lock=False))
+    if batch.out_of_order:
+        return None
+    if batch.created:
+        try:
+            await batch.write(connection)
+        except (asyncpg.SerializationError, asyncpg.UniqueViolationError):
+            return None
+    return batch.outcomes
+
+
+async def _read(connection: Connection, runs: list[NewRun], lock: bool) -> list[asyncpg.Record]:
+    """The runs asked for, the players' streaks (and the dates they played, where a date
+    comes out of order) and the dates' histograms (``daily_batch_read``)."""
+    rows: list[asyncpg.Record] = await connection.fetch(
+        QUERIES.daily_batch_read,
+        sorted({run.player_id for run in runs}),
+        [run.player_id for run in runs],
+        [run.day for run in runs],
+        sorted({run.day for run in runs}),
+        lock,
+    )
+    return rows
+
+
+class Batch:
+    """What storing ``runs`` in order does, from what was read: each one's outcome, the
+    runs to store and their players' streaks after them, before and after."""
+
+    def __init__(self, runs: list[NewRun], rows: list[asyncpg.Record]) -> None:
+        player_ids = {run.player_id for run in runs}
+        self.read: dict[uuid.UUID, StreakRuns | None] = dict.fromkeys(player_ids)
         played: dict[uuid.UUID, set[date]] = {}  # only where the function sent them
         stored: dict[tuple[uuid.UUID, date], DailyRun] = {}
-        histograms: dict[date, Histogram] = {day: {} for day in days}
+        histograms: dict[date, Histogram] = {run.day: {} for run in runs}
         for row in rows:
             kind = row["kind"]
             if kind == "streak":
-                streaks[row["player_id"]] = StreakRuns(
+                self.read[row["player_id"]] = StreakRuns(
                     row["streak_current"], row["streak_best"], row["streak_last_played"]
                 )
             elif kind == "played":
@@ -147,12 +180,17 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
                 stored[(row["player_id"], row["day"])] = row_as(DailyRun, row)
             else:
                 histograms[row["day"]][row["score"]] = row["players"]
+        self.out_of_order = bool(played)
         counts = {day: DayCounts(histogram) for day, histogram in histograms.items()}
+        streaks = dict(self.read)
+        self.outcomes: list[Outcome] = []
+        self.created: list[DailyRun] = []
+        self.after: dict[uuid.UUID, StreakRuns] = {}  # the streaks of the players of created
         for run in runs:
             earlier = stored.get((run.player_id, run.day))
             if earlier is not None:
                 same = earlier.moves == run.moves
-                outcomes.append(
+                self.outcomes.append(
                     Stored(earlier, created=False) if same else AlreadyPlayed(earlier.id)
                 )
                 continue
@@ -168,7 +206,7 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
                 # so today is played if and only if it is this date.
                 streak = streak_after(streaks[run.player_id], run.day)
                 played_today = today == run.day
-            streaks[run.player_id] = after[run.player_id] = streak
+            streaks[run.player_id] = self.after[run.player_id] = streak
             better, worse, others = counts[run.day].before_adding(run.score)
             new = DailyRun(
                 id=uuid.uuid4(),
@@ -187,23 +225,30 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
                 submitted_at=run.submitted_at,
             )
             stored[(run.player_id, run.day)] = new
-            created.append(new)
-            outcomes.append(Stored(new, created=True))
-        if created:
-            await insert_runs(connection, created, after)
-    return outcomes
+            self.created.append(new)
+            self.outcomes.append(Stored(new, created=True))
+
+    async def write(self, connection: Connection) -> None:
+        await insert_runs(connection, self.created, self.after, self.read)
 
 
 async def insert_runs(
-    connection: Connection, runs: list[DailyRun], streaks: dict[uuid.UUID, StreakRuns]
+    connection: Connection,
+    runs: list[DailyRun],
+    streaks: dict[uuid.UUID, StreakRuns],
+    before: Mapping[uuid.UUID, StreakRuns | None] | None = None,
 ) -> None:
     """The new runs, their players' streaks after them (``streaks``: every player of
     ``runs``) and their dates' histogram counters (one shard, chosen at random), in one
-    statement."""
+    statement (``daily_batch_write``). ``before``: the streaks the runs were computed
+    from (by default, none: new players); if a player's is not what is stored, nothing
+    is, and ``asyncpg.SerializationError`` is raised."""
+    before = before or {}
     columns = [[getattr(run, field) for run in runs] for field in DailyRun.__struct_fields__]
     by_id = dict(zip(DailyRun.__struct_fields__, columns))
+    expected = [before.get(player_id) for player_id in streaks]
     await connection.execute(
-        QUERIES.insert_daily_runs,
+        QUERIES.daily_batch_write,
         by_id["player_id"],
         by_id["day"],
         by_id["id"],
@@ -223,6 +268,10 @@ async def insert_runs(
         [streak.best for streak in streaks.values()],
         [streak.last_played for streak in streaks.values()],
         random.randrange(COUNTER_SHARDS),
+        list(streaks),
+        [streak and streak.latest_length for streak in expected],
+        [streak and streak.best for streak in expected],
+        [streak and streak.last_played for streak in expected],
     )
 
 

@@ -1,14 +1,25 @@
--- A batch of official runs reads each player's streak row, not every date they played
--- (migration 009 read them all: a cost that grew with the player's history, paid at
--- every submission with the batch's locks held). A date played after the latest one
--- extends the streak row (service.calendar.streak_after); only a player with a date of
--- the batch before their latest played date (played out of order, during the grace
--- after midnight) or with several dates in the batch needs the dates played.
--- Same arguments and rows as before, and one more kind of row:
--- - kind 'streak': the streak row of a player of the batch (player_id; streak_current,
---   streak_best and streak_last_played hold its latest_length, best and last_played);
--- - kind 'played' only for the players above.
-CREATE OR REPLACE FUNCTION daily_batch_read(uuid[], uuid[], date[], date[])
+-- A batch of official runs in two round trips, and what it reads no longer grows with
+-- its players' histories (service.store.daily).
+--
+-- daily_batch_read (replacing migration 009's) reads each player's streak row, not
+-- every date they played: a date played after the latest one extends the streak row
+-- (service.calendar.streak_after). Only a player with a date of the batch before their
+-- latest played date (played out of order, during the grace after midnight) or with
+-- several dates in the batch needs the dates played. Its new last argument says
+-- whether to lock the batch's players first (a batch in a transaction of its own) or
+-- not (a batch that writes with daily_batch_write, which checks what was read).
+-- Its rows, by kind:
+-- - 'run': the stored runs of the batch's (player, date) pairs ($2, $3);
+-- - 'streak': the streak row of a player of the batch ($1): streak_current,
+--   streak_best and streak_last_played hold its latest_length, best and last_played;
+-- - 'played': the dates played (only player_id and day are set), for the players above;
+-- - 'score': how many runs of the batch's dates ($4) ended on each score (only day,
+--   score and players are set).
+-- Each statement of a volatile function sees what was committed before it began: with
+-- the lock, the runs of the batches that held the locks before. PL/pgSQL keeps the
+-- statements' plans for the session (a SQL function plans them at every call).
+DROP FUNCTION daily_batch_read(uuid[], uuid[], date[], date[]);
+CREATE FUNCTION daily_batch_read(uuid[], uuid[], date[], date[], boolean)
 RETURNS TABLE (
     kind               text,
     player_id          uuid,
@@ -30,7 +41,9 @@ RETURNS TABLE (
 LANGUAGE plpgsql VOLATILE AS $$
 #variable_conflict use_column
 BEGIN
-    PERFORM FROM players p WHERE p.id = ANY($1) ORDER BY p.id FOR UPDATE;
+    IF $5 THEN
+        PERFORM FROM players p WHERE p.id = ANY($1) ORDER BY p.id FOR UPDATE;
+    END IF;
     RETURN QUERY
     WITH asked AS (
         SELECT a.player_id, a.day FROM unnest($2, $3) AS a(player_id, day)
@@ -64,5 +77,59 @@ BEGIN
     FROM day_scores s
     WHERE s.day = ANY($4) AND s.players > 0
     GROUP BY s.day, s.score;
+END
+$$;
+
+-- Store official runs ($1-$14, a column each), their players' streaks after them
+-- ($15-$18) and their dates' histogram counters (in one shard, $19), in one statement
+-- of its own: first lock the runs' players, in the order daily_batch_read locks them;
+-- then, if a player's streak row is not what the runs were computed from ($20-$23,
+-- NULLs: no row), store nothing and fail with serialization_failure (40001): a run of
+-- the player was stored meanwhile, the batch must be computed again. The (player_id,
+-- day) key refuses a second run of a date (and with it the statement). The counters
+-- are updated in the order (date, score) everywhere so that two transactions never
+-- deadlock.
+CREATE FUNCTION daily_batch_write(
+    uuid[], date[], uuid[], text[], integer[], integer[], integer[], integer[], integer[],
+    integer[], integer[], date[], boolean[], timestamptz[],
+    uuid[], integer[], integer[], date[], smallint,
+    uuid[], integer[], integer[], date[]
+) RETURNS void
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    PERFORM FROM players p WHERE p.id = ANY($15) ORDER BY p.id FOR UPDATE;
+    IF EXISTS (
+        SELECT FROM unnest($20, $21, $22, $23) AS e(player_id, latest_length, best, last_played)
+        LEFT JOIN streaks s ON s.player_id = e.player_id
+        WHERE (s.latest_length, s.best, s.last_played)
+              IS DISTINCT FROM (e.latest_length, e.best, e.last_played)
+    ) THEN
+        RAISE EXCEPTION 'a player''s streak changed since the batch read it'
+            USING ERRCODE = 'serialization_failure';
+    END IF;
+    WITH runs AS (
+        INSERT INTO daily_runs
+            (player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
+             rank_players, streak_current, streak_best, streak_last_played, played_today,
+             submitted_at)
+        SELECT n.player_id, n.day, n.id, n.moves::jsonb, n.score, n.best_possible,
+               n.rank_better, n.rank_worse, n.rank_players, n.streak_current, n.streak_best,
+               n.streak_last_played, n.played_today, n.submitted_at
+        FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+            AS n(player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
+                 rank_players, streak_current, streak_best, streak_last_played, played_today,
+                 submitted_at)
+        RETURNING daily_runs.day, daily_runs.score
+    ), streaks_after AS (
+        INSERT INTO streaks AS s (player_id, latest_length, best, last_played)
+        SELECT * FROM unnest($15, $16, $17, $18)
+        ON CONFLICT (player_id) DO UPDATE
+        SET latest_length = EXCLUDED.latest_length, best = EXCLUDED.best,
+            last_played = EXCLUDED.last_played
+    )
+    INSERT INTO day_scores AS c (day, score, shard, players)
+    SELECT r.day, r.score, $19, count(*)::integer
+    FROM runs r GROUP BY r.day, r.score ORDER BY r.day, r.score
+    ON CONFLICT (day, score, shard) DO UPDATE SET players = c.players + EXCLUDED.players;
 END
 $$;

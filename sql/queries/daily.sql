@@ -10,43 +10,23 @@ SELECT player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
 FROM daily_runs WHERE player_id = $1 AND day = $2;
 
 -- name: daily_batch_read
--- A batch of official runs' first statement in its transaction: lock the players ($1),
--- then read the stored runs of the batch's (player, date) pairs ($2, $3), the players'
--- streaks (the dates they played, for a date out of order) and the histograms of the
--- batch's dates ($4), in one round trip (see the function).
-SELECT * FROM daily_batch_read($1::uuid[], $2::uuid[], $3::date[], $4::date[]);
+-- What a batch of official runs reads before it writes, in one round trip: the stored
+-- runs of the batch's (player, date) pairs ($2, $3), the players' ($1) streaks (and the
+-- dates they played, for a date out of order) and the histograms of the batch's dates
+-- ($4); first, when $5, the players locked (see the function).
+SELECT * FROM daily_batch_read($1::uuid[], $2::uuid[], $3::date[], $4::date[], $5::boolean);
 
--- name: insert_daily_runs
+-- name: daily_batch_write
 -- Store official runs, their players' streaks after them and their dates' histogram
--- counters, in one statement. The (player_id, day) key refuses a second run of a date
--- (and with it the statement). The counters are in one shard ($19), updated in the order
--- (date, score) everywhere so that two transactions never deadlock.
-WITH runs AS (
-    INSERT INTO daily_runs
-        (player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
-         rank_players, streak_current, streak_best, streak_last_played, played_today,
-         submitted_at)
-    SELECT player_id, day, id, moves::jsonb, score, best_possible, rank_better, rank_worse,
-           rank_players, streak_current, streak_best, streak_last_played, played_today,
-           submitted_at
-    FROM unnest($1::uuid[], $2::date[], $3::uuid[], $4::text[], $5::int[], $6::int[],
-                $7::int[], $8::int[], $9::int[], $10::int[], $11::int[], $12::date[],
-                $13::bool[], $14::timestamptz[])
-        AS n(player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
-             rank_players, streak_current, streak_best, streak_last_played, played_today,
-             submitted_at)
-    RETURNING day, score
-), streaks_after AS (
-    INSERT INTO streaks (player_id, latest_length, best, last_played)
-    SELECT * FROM unnest($15::uuid[], $16::int[], $17::int[], $18::date[])
-    ON CONFLICT (player_id) DO UPDATE
-    SET latest_length = EXCLUDED.latest_length, best = EXCLUDED.best,
-        last_played = EXCLUDED.last_played
-)
-INSERT INTO day_scores AS s (day, score, shard, players)
-SELECT day, score, $19::smallint, count(*)::integer
-FROM runs GROUP BY day, score ORDER BY day, score
-ON CONFLICT (day, score, shard) DO UPDATE SET players = s.players + EXCLUDED.players;
+-- counters (one shard, $19), in one statement, unless a player's streak row is no longer
+-- what the runs were computed from ($20-$23): then nothing, and serialization_failure
+-- (see the function).
+SELECT daily_batch_write(
+    $1::uuid[], $2::date[], $3::uuid[], $4::text[], $5::int[], $6::int[], $7::int[],
+    $8::int[], $9::int[], $10::int[], $11::int[], $12::date[], $13::bool[],
+    $14::timestamptz[], $15::uuid[], $16::int[], $17::int[], $18::date[], $19::smallint,
+    $20::uuid[], $21::int[], $22::int[], $23::date[]
+);
 
 -- name: streak
 -- A player's streak row and whether they have played the given date.

@@ -228,6 +228,7 @@ async def kinds_read(pool: asyncpg.Pool, plan: list[daily.NewRun]) -> dict[str, 
             [run.player_id for run in plan],
             [run.day for run in plan],
             sorted({run.day for run in plan}),
+            False,
         )
     kinds: dict[str, int] = {}
     for row in rows:
@@ -263,3 +264,35 @@ async def test_a_date_after_the_last_played_reads_the_streak_row_not_the_history
     row = await pool.fetchrow("SELECT * FROM streaks WHERE player_id = $1", player)
     assert row is not None
     assert (row["latest_length"], row["best"], row["last_played"]) == (30, 30, days[29])
+
+
+async def test_a_batch_that_read_before_a_run_was_committed_is_stored_again_under_the_lock(
+    pool: asyncpg.Pool, histograms: Histograms
+) -> None:
+    """Two dates in a row of one player. The second batch reads without a lock while the
+    first holds it, uncommitted; its write waits for the lock. Once the first commits,
+    the write finds the streak changed and stores nothing, and the batch is stored again
+    under the lock: its streak counts the first date (without the check: a streak of 1)."""
+    yesterday, today = fresh_days(2)
+    await days_with_dice(pool, histograms.cache, yesterday, today)
+    [player] = await new_players(pool, 1)
+    async with pool.acquire() as first:
+        holding = first.transaction()
+        await holding.start()
+        try:
+            await daily.submit_all(first, [submission(player, yesterday, 4)])
+            waiting = asyncio.create_task(daily.submit_batch(pool, [submission(player, today, 6)]))
+            while not await pool.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                " AND query LIKE '%daily_batch_write(%' AND datname = current_database()"
+            ):
+                assert not waiting.done()
+                await asyncio.sleep(0.01)
+        finally:
+            await holding.commit()
+        [outcome] = await waiting
+    assert isinstance(outcome, daily.Stored) and outcome.created
+    assert (outcome.run.streak_best, outcome.run.streak_last_played) == (2, today)
+    row = await pool.fetchrow("SELECT * FROM streaks WHERE player_id = $1", player)
+    assert row is not None
+    assert (row["latest_length"], row["best"], row["last_played"]) == (2, 2, today)
