@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -16,7 +15,6 @@ from litestar.testing import AsyncTestClient
 from service.app import create_app
 from service.clock import FixedClock
 from service.settings import Settings
-from service.store.ranks import MIRRORED_FOR_SECONDS
 from tests.api.helpers import auth, daily_dice, new_player, run_with_score
 from tests.conftest import REDIS_URL, UNREACHABLE_REDIS_URL
 from tests.test_server import clear_prefix
@@ -70,7 +68,7 @@ async def test_ranks_agree_across_every_redis_state(settings: Settings, redis_pr
     async with app_with(settings, UNREACHABLE_REDIS_URL) as client:
         assert await standings(client, players) == with_redis  # Redis down
 
-        # A run committed while Redis is down is missing from the histogram Redis mirrors...
+        # A run committed while Redis is down...
         late = await new_player(client, name="Late")
         middle = wanted[2]
         response = await client.post(
@@ -78,8 +76,7 @@ async def test_ranks_agree_across_every_redis_state(settings: Settings, redis_pr
         )
         assert response.status_code == 201
         without_redis = await standings(client, [*players, late])
-    # ...until the mirror's short life is over: it never outlives it.
-    await asyncio.sleep(MIRRORED_FOR_SECONDS + 0.1)
+    # ...counts at once once Redis is back: an open date's ranks are never mirrored.
     async with app_with(settings, REDIS_URL) as client:
         assert await standings(client, [*players, late]) == without_redis
     assert without_redis[-1]["players"] == with_redis[-1]["players"] + 1
@@ -105,5 +102,5 @@ async def test_a_run_stored_under_an_idempotency_key_counts_at_once(settings: Se
             )
             assert response.status_code == 201
         after = (await client.get(f"/v1/daily/{day}/runs/me", headers=auth(first))).json()
-    # The mirror of the date's histogram was forgotten once the key's transaction committed.
+    # Stored in the key's transaction: counted once it committed.
     assert after["rank"]["players"] == before["rank"]["players"] + 1
