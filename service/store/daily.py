@@ -121,7 +121,7 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
     async with connection.transaction():
         # Lock the players (their streaks change with their runs), then read what the
         # batches that held the locks before committed. One round trip.
-        batch = Batch(runs, await _read(connection, runs, lock=True))
+        batch = Batch(runs, await read_batch(connection, runs, lock=True))
         if batch.created:
             await batch.write(connection)
     return batch.outcomes
@@ -133,7 +133,7 @@ async def submit_unlocked(connection: Connection, runs: list[NewRun]) -> list[Ou
     streak read has changed meanwhile. None when that happened, or when a run of the
     batch came after it read the run's date (stored by another batch), or when a date
     comes out of order for its player: then nothing is stored, ``submit_all`` must."""
-    batch = Batch(runs, await _read(connection, runs, lock=False))
+    batch = Batch(runs, await read_batch(connection, runs, lock=False))
     if batch.out_of_order:
         return None
     if batch.created:
@@ -144,7 +144,9 @@ async def submit_unlocked(connection: Connection, runs: list[NewRun]) -> list[Ou
     return batch.outcomes
 
 
-async def _read(connection: Connection, runs: list[NewRun], lock: bool) -> list[asyncpg.Record]:
+async def read_batch(
+    connection: Connection, runs: list[NewRun], lock: bool
+) -> list[asyncpg.Record]:
     """The runs asked for, the players' streaks (and the dates they played, where a date
     comes out of order) and the dates' histograms (``daily_batch_read``)."""
     rows: list[asyncpg.Record] = await connection.fetch(

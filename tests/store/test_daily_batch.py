@@ -220,16 +220,9 @@ async def test_a_submission_that_cannot_be_stored_fails_alone(
 
 
 async def kinds_read(pool: asyncpg.Pool, plan: list[daily.NewRun]) -> dict[str, int]:
-    """How many rows of each kind a batch of ``plan`` reads (in a transaction undone)."""
-    async with pool.acquire() as connection, connection.transaction():
-        rows = await connection.fetch(
-            QUERIES.daily_batch_read,
-            sorted({run.player_id for run in plan}),
-            [run.player_id for run in plan],
-            [run.day for run in plan],
-            sorted({run.day for run in plan}),
-            False,
-        )
+    """How many rows of each kind a batch of ``plan`` reads."""
+    async with pool.acquire() as connection:
+        rows = await daily.read_batch(connection, plan, lock=False)
     kinds: dict[str, int] = {}
     for row in rows:
         kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
