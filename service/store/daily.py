@@ -1,5 +1,5 @@
 """Official daily runs and streaks: each run stored with its player's streak and its
-date's histogram in one transaction, several submissions to a transaction under load.
+date's histogram in one statement, several submissions to a statement under load.
 
 A run is stored compactly: its moves, its score, and its rank and streak as they stood
 at submission. Its answer is rendered from those (``service.daily``), never kept.
