@@ -45,26 +45,29 @@ _LOCAL_KEYS: Final = 100_000
 
 # Several requests at once, in order (the requests of one process that arrived together,
 # whose keys share a hash slot on a cluster).
-# ARGV[1]: how many requests; then for each, its number of buckets n and n triples
+# ARGV[1]: one JSON array (one argument to encode, not six a request: redis-py's
+# encoding of arguments cost more than the script): how many requests; then for each,
+# its number of buckets n and n triples
 # (capacity, refill per second, tokens wanted: 1, or more to keep ahead in the process);
 # KEYS: the buckets of every request, in the same order. All or nothing per request:
 # when every bucket has a token, each gives what is wanted of it, as far as it has;
 # when one is empty, none gives anything. Returns for each request the milliseconds
 # to wait (0: allowed), then the tokens each of its buckets gave.
 _TOKEN_BUCKETS: Final = """
+local A = cjson.decode(ARGV[1])
 local now_parts = redis.call('TIME')
 local now = tonumber(now_parts[1]) + tonumber(now_parts[2]) / 1000000
 local answers = {}
 local key_at = 1
 local arg_at = 2
-for r = 1, tonumber(ARGV[1]) do
-  local n = tonumber(ARGV[arg_at])
+for r = 1, tonumber(A[1]) do
+  local n = tonumber(A[arg_at])
   arg_at = arg_at + 1
   local levels = {}
   local wait_ms = 0
   for i = 0, n - 1 do
-    local capacity = tonumber(ARGV[arg_at + 3 * i])
-    local rate = tonumber(ARGV[arg_at + 3 * i + 1])
+    local capacity = tonumber(A[arg_at + 3 * i])
+    local rate = tonumber(A[arg_at + 3 * i + 1])
     local state = redis.call('HMGET', KEYS[key_at + i], 'tokens', 'at')
     local tokens = tonumber(state[1]) or capacity
     local at = tonumber(state[2]) or now
@@ -76,9 +79,9 @@ for r = 1, tonumber(ARGV[1]) do
   end
   local given = {}
   for i = 0, n - 1 do
-    local capacity = tonumber(ARGV[arg_at + 3 * i])
-    local rate = tonumber(ARGV[arg_at + 3 * i + 1])
-    local wanted = tonumber(ARGV[arg_at + 3 * i + 2])
+    local capacity = tonumber(A[arg_at + 3 * i])
+    local rate = tonumber(A[arg_at + 3 * i + 1])
+    local wanted = tonumber(A[arg_at + 3 * i + 2])
     local tokens = levels[i]
     given[i] = 0
     if wait_ms == 0 then
@@ -97,6 +100,8 @@ for r = 1, tonumber(ARGV[1]) do
 end
 return answers
 """
+
+_json: Final = msgspec.json.Encoder()
 
 Buckets = list[tuple[str, Limit]]
 """The buckets of one request: (key, limit) each; of one client, in ``RateLimiter.take``
@@ -292,7 +297,7 @@ class RateLimiter:
                 for key, limit in buckets:
                     keys.append(key)
                     args += [limit.requests, limit.rate, wanted(key, limit)]
-            answers: list[int] = await script(keys=keys, args=args)
+            answers: list[int] = await script(keys=keys, args=[_json.encode(args)])
             return answers
 
         groups = [[requests[at] for at in group] for group in by_slot.values()]
