@@ -234,6 +234,22 @@ class Batch:
         await insert_runs(connection, self.created, self.after, self.read)
 
 
+class StreakWritten(msgspec.Struct, frozen=True):
+    """A player's streak row as a batch writes it, and as the batch read it (all None:
+    none)."""
+
+    player_id: uuid.UUID
+    latest_length: int
+    best: int
+    last_played: date
+    was_length: int | None
+    was_best: int | None
+    was_last_played: date | None
+
+
+_json = msgspec.json.Encoder()
+
+
 async def insert_runs(
     connection: Connection,
     runs: list[DailyRun],
@@ -246,34 +262,23 @@ async def insert_runs(
     from (by default, none: new players); if a player's is not what is stored, nothing
     is, and ``asyncpg.SerializationError`` is raised."""
     before = before or {}
-    columns = [[getattr(run, field) for run in runs] for field in DailyRun.__struct_fields__]
-    by_id = dict(zip(DailyRun.__struct_fields__, columns))
-    expected = [before.get(player_id) for player_id in streaks]
+    written = []
+    for player_id, streak in streaks.items():
+        was = before.get(player_id)
+        written.append(
+            StreakWritten(
+                player_id,
+                *streak,
+                was and was.latest_length,
+                was and was.best,
+                was and was.last_played,
+            )
+        )
     await connection.execute(
         QUERIES.daily_batch_write,
-        by_id["player_id"],
-        by_id["day"],
-        by_id["id"],
-        [msgspec.json.encode(moves).decode() for moves in by_id["moves"]],
-        by_id["score"],
-        by_id["best_possible"],
-        by_id["rank_better"],
-        by_id["rank_worse"],
-        by_id["rank_players"],
-        by_id["streak_current"],
-        by_id["streak_best"],
-        by_id["streak_last_played"],
-        by_id["played_today"],
-        by_id["submitted_at"],
-        list(streaks),
-        [streak.latest_length for streak in streaks.values()],
-        [streak.best for streak in streaks.values()],
-        [streak.last_played for streak in streaks.values()],
+        _json.encode(runs).decode(),
+        _json.encode(written).decode(),
         random.randrange(COUNTER_SHARDS),
-        list(streaks),
-        [streak and streak.latest_length for streak in expected],
-        [streak and streak.best for streak in expected],
-        [streak and streak.last_played for streak in expected],
     )
 
 

@@ -80,29 +80,29 @@ BEGIN
 END
 $$;
 
--- Store official runs ($1-$14, a column each), their players' streaks after them
--- ($15-$18) and their dates' histogram counters (in one shard, $19), in one statement
--- of its own: first lock the runs' players, in the order daily_batch_read locks them;
--- then, if a player's streak row is not what the runs were computed from ($20-$23,
--- NULLs: no row), store nothing and fail with serialization_failure (40001): a run of
--- the player was stored meanwhile, the batch must be computed again. The (player_id,
--- day) key refuses a second run of a date (and with it the statement). The counters
--- are updated in the order (date, score) everywhere so that two transactions never
--- deadlock.
-CREATE FUNCTION daily_batch_write(
-    uuid[], date[], uuid[], text[], integer[], integer[], integer[], integer[], integer[],
-    integer[], integer[], date[], boolean[], timestamptz[],
-    uuid[], integer[], integer[], date[], smallint,
-    uuid[], integer[], integer[], date[]
-) RETURNS void
+-- Store official runs ($1: a JSON array of them, with the columns of daily_runs), their
+-- players' streaks after them ($2: a JSON array of streak rows, each with the row the
+-- runs were computed from: was_length, was_best, was_last_played, all null for none) and
+-- their dates' histogram counters (in one shard, $3), in one statement of its own:
+-- first lock the runs' players, in the order daily_batch_read locks them; then, if a
+-- player's streak row is not what the runs were computed from, store nothing and fail
+-- with serialization_failure (40001): a run of the player was stored meanwhile, the
+-- batch must be computed again. The (player_id, day) key refuses a second run of a date
+-- (and with it the statement). The counters are updated in the order (date, score)
+-- everywhere so that two transactions never deadlock. JSON, not an array a column: the
+-- client encodes one argument instead of a dozen.
+CREATE FUNCTION daily_batch_write(jsonb, jsonb, smallint) RETURNS void
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-    PERFORM FROM players p WHERE p.id = ANY($15) ORDER BY p.id FOR UPDATE;
+    PERFORM FROM players p
+    WHERE p.id = ANY (ARRAY(SELECT e.player_id FROM jsonb_to_recordset($2) AS e(player_id uuid)))
+    ORDER BY p.id FOR UPDATE;
     IF EXISTS (
-        SELECT FROM unnest($20, $21, $22, $23) AS e(player_id, latest_length, best, last_played)
+        SELECT FROM jsonb_to_recordset($2)
+            AS e(player_id uuid, was_length integer, was_best integer, was_last_played date)
         LEFT JOIN streaks s ON s.player_id = e.player_id
         WHERE (s.latest_length, s.best, s.last_played)
-              IS DISTINCT FROM (e.latest_length, e.best, e.last_played)
+              IS DISTINCT FROM (e.was_length, e.was_best, e.was_last_played)
     ) THEN
         RAISE EXCEPTION 'a player''s streak changed since the batch read it'
             USING ERRCODE = 'serialization_failure';
@@ -112,23 +112,26 @@ BEGIN
             (player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
              rank_players, streak_current, streak_best, streak_last_played, played_today,
              submitted_at)
-        SELECT n.player_id, n.day, n.id, n.moves::jsonb, n.score, n.best_possible,
-               n.rank_better, n.rank_worse, n.rank_players, n.streak_current, n.streak_best,
+        SELECT n.player_id, n.day, n.id, n.moves, n.score, n.best_possible, n.rank_better,
+               n.rank_worse, n.rank_players, n.streak_current, n.streak_best,
                n.streak_last_played, n.played_today, n.submitted_at
-        FROM unnest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-            AS n(player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
-                 rank_players, streak_current, streak_best, streak_last_played, played_today,
-                 submitted_at)
+        FROM jsonb_to_recordset($1)
+            AS n(player_id uuid, day date, id uuid, moves jsonb, score integer,
+                 best_possible integer, rank_better integer, rank_worse integer,
+                 rank_players integer, streak_current integer, streak_best integer,
+                 streak_last_played date, played_today boolean, submitted_at timestamptz)
         RETURNING daily_runs.day, daily_runs.score
     ), streaks_after AS (
         INSERT INTO streaks AS s (player_id, latest_length, best, last_played)
-        SELECT * FROM unnest($15, $16, $17, $18)
+        SELECT e.player_id, e.latest_length, e.best, e.last_played
+        FROM jsonb_to_recordset($2)
+            AS e(player_id uuid, latest_length integer, best integer, last_played date)
         ON CONFLICT (player_id) DO UPDATE
         SET latest_length = EXCLUDED.latest_length, best = EXCLUDED.best,
             last_played = EXCLUDED.last_played
     )
     INSERT INTO day_scores AS c (day, score, shard, players)
-    SELECT r.day, r.score, $19, count(*)::integer
+    SELECT r.day, r.score, $3, count(*)::integer
     FROM runs r GROUP BY r.day, r.score ORDER BY r.day, r.score
     ON CONFLICT (day, score, shard) DO UPDATE SET players = c.players + EXCLUDED.players;
 END

@@ -17,16 +17,11 @@ FROM daily_runs WHERE player_id = $1 AND day = $2;
 SELECT * FROM daily_batch_read($1::uuid[], $2::uuid[], $3::date[], $4::date[], $5::boolean);
 
 -- name: daily_batch_write
--- Store official runs, their players' streaks after them and their dates' histogram
--- counters (one shard, $19), in one statement, unless a player's streak row is no longer
--- what the runs were computed from ($20-$23): then nothing, and serialization_failure
--- (see the function).
-SELECT daily_batch_write(
-    $1::uuid[], $2::date[], $3::uuid[], $4::text[], $5::int[], $6::int[], $7::int[],
-    $8::int[], $9::int[], $10::int[], $11::int[], $12::date[], $13::bool[],
-    $14::timestamptz[], $15::uuid[], $16::int[], $17::int[], $18::date[], $19::smallint,
-    $20::uuid[], $21::int[], $22::int[], $23::date[]
-);
+-- Store official runs ($1, JSON), their players' streaks after them ($2, JSON) and their
+-- dates' histogram counters (one shard, $3), in one statement, unless a player's streak
+-- row is no longer what the runs were computed from: then nothing, and
+-- serialization_failure (see the function).
+SELECT daily_batch_write($1::text::jsonb, $2::text::jsonb, $3::smallint);
 
 -- name: streak
 -- A player's streak row and whether they have played the given date.
