@@ -181,7 +181,7 @@ class Batch:
             elif kind == "run":
                 stored[(row["player_id"], row["day"])] = row_as(DailyRun, row)
             else:
-                histograms[row["day"]][row["score"]] = row["players"]
+                histograms[row["day"]] = dict(zip(row["scores"], row["players"]))
         self.out_of_order = bool(played)
         counts = {day: DayCounts(histogram) for day, histogram in histograms.items()}
         streaks = dict(self.read)

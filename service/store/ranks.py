@@ -60,8 +60,12 @@ def counts_in(histogram: Histogram, score: int) -> Counts:
     >>> counts_in({0: 1, 7: 3, 12: 2}, 7)
     (1, 2, 6)
     """
-    better = sum(n for s, n in histogram.items() if s < score)
-    worse = sum(n for s, n in histogram.items() if s > score)
+    better = worse = 0
+    for other, players in histogram.items():  # one pass: a batch counts once a run
+        if other < score:
+            better += players
+        elif other > score:
+            worse += players
     return better, worse, sum(histogram.values())
 
 

@@ -13,8 +13,9 @@
 -- - 'streak': the streak row of a player of the batch ($1): streak_current,
 --   streak_best and streak_last_played hold its latest_length, best and last_played;
 -- - 'played': the dates played (only player_id and day are set), for the players above;
--- - 'score': how many runs of the batch's dates ($4) ended on each score (only day,
---   score and players are set).
+-- - 'scores': the histogram of a date of the batch ($4), one row a date: how many runs
+--   ended on each score (only day, scores and players are set: the scores, and the
+--   runs of each, in two arrays in the same order).
 -- Each statement of a volatile function sees what was committed before it began: with
 -- the lock, the runs of the batches that held the locks before. PL/pgSQL keeps the
 -- statements' plans for the session (a SQL function plans them at every call).
@@ -36,7 +37,8 @@ RETURNS TABLE (
     streak_last_played date,
     played_today       boolean,
     submitted_at       timestamptz,
-    players            integer
+    scores             integer[],
+    players            integer[]
 )
 LANGUAGE plpgsql VOLATILE AS $$
 #variable_conflict use_column
@@ -59,24 +61,30 @@ BEGIN
     )
     SELECT 'run', r.player_id, r.day, r.id, r.moves, r.score, r.best_possible, r.rank_better,
            r.rank_worse, r.rank_players, r.streak_current, r.streak_best,
-           r.streak_last_played, r.played_today, r.submitted_at, NULL::integer
+           r.streak_last_played, r.played_today, r.submitted_at, NULL::integer[],
+           NULL::integer[]
     FROM daily_runs r
     WHERE (r.player_id, r.day) IN (SELECT * FROM asked)
     UNION ALL
     SELECT 'streak', s.player_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-           s.latest_length, s.best, s.last_played, NULL, NULL, NULL
+           s.latest_length, s.best, s.last_played, NULL, NULL, NULL, NULL
     FROM streak s
     UNION ALL
     SELECT 'played', r.player_id, r.day, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-           NULL, NULL, NULL, NULL
+           NULL, NULL, NULL, NULL, NULL
     FROM daily_runs r
     WHERE r.player_id = ANY (ARRAY(SELECT o.player_id FROM out_of_order o))
     UNION ALL
-    SELECT 'score', NULL, s.day, NULL, NULL, s.score, NULL, NULL, NULL, NULL, NULL, NULL,
-           NULL, NULL, NULL, sum(s.players)::integer
-    FROM day_scores s
-    WHERE s.day = ANY($4) AND s.players > 0
-    GROUP BY s.day, s.score;
+    SELECT 'scores', NULL, h.day, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+           NULL, NULL, NULL, array_agg(h.score ORDER BY h.score),
+           array_agg(h.players ORDER BY h.score)
+    FROM (
+        SELECT c.day, c.score, sum(c.players)::integer AS players
+        FROM day_scores c
+        WHERE c.day = ANY($4) AND c.players > 0
+        GROUP BY c.day, c.score
+    ) h
+    GROUP BY h.day;
 END
 $$;
 
