@@ -1,7 +1,9 @@
 """Rate limits per bearer token and per client address: token buckets, atomic across
 processes in Redis (one Lua script), in-process when Redis is absent or down. A
 process takes tokens of a large bucket a few at a time and spends them on the client's
-next requests (``TakenAhead``): most requests are decided without a round trip.
+next requests (``TakenAhead``), and lets the first request of a large bucket it has not
+seen lately through at once, its token taken in Redis after it (``first_sight``): most
+requests are decided without waiting for a round trip.
 
 A limit ``N/m`` lets a client send N requests at once, then N a minute. Every bucket
 belongs to a client address (a token's bucket too: a token's limit counts its
@@ -147,13 +149,68 @@ def ahead(limit: Limit) -> int:
     return max(1, min(AHEAD_MOST, limit.requests // AHEAD_SHARE))
 
 
+def seen_for(limit: Limit) -> float:
+    """How long a process remembers a bucket it took tokens of (``TakenAhead``): as long
+    as Redis keeps it, the time it takes to fill up again (its key's expiry)."""
+    return limit.requests / limit.rate + 1.0
+
+
 class TakenAhead:
     """Tokens this process took from shared buckets ahead of its requests, each key's
     usable until a second after it was taken: most requests of a busy client are
-    decided here, without a round trip to Redis."""
+    decided here, without a round trip to Redis. And the buckets it asked Redis about
+    lately (``first_sight``)."""
 
     def __init__(self) -> None:
         self._held: dict[str, tuple[int, float]] = {}  # key → (tokens, usable until)
+        self._seen: dict[str, float] = {}  # key → remembered until
+
+    def first_sight(self, buckets: Buckets, now: float) -> Buckets | None:
+        """Whether a request may go on before Redis answers: when each of its buckets
+        is either held here (``take``) or large (tokens taken ahead) and not seen by
+        this process lately. Then its held tokens are spent, and the unseen buckets
+        returned, now seen: their tokens are to be taken in Redis after the request.
+        Else None, nothing spent: Redis decides first.
+
+        A bucket Redis emptied lets one request more through each process that has
+        not seen it for ``seen_for(limit)``: a client's first request to a process is
+        not kept waiting for a round trip, and what that costs is bounded."""
+        held, seen = self._held, self._seen
+        unseen: Buckets = []
+        for key, limit in buckets:
+            found = held.get(key)
+            if found is not None and found[1] >= now:
+                continue
+            if ahead(limit) == 1 or seen.get(key, 0.0) >= now or not self._room(now):
+                return None
+            unseen.append((key, limit))
+        for key, limit in buckets:
+            if (key, limit) in unseen:
+                seen.pop(key, None)  # in the order of expiry, roughly
+                seen[key] = now + seen_for(limit)
+                continue
+            tokens, until = held[key]
+            if tokens > 1:
+                held[key] = (tokens - 1, until)
+            else:
+                del held[key]
+        return unseen
+
+    def _room(self, now: float) -> bool:
+        """Whether one more bucket may be remembered, forgetting the oldest expired."""
+        seen = self._seen
+        while len(seen) >= _LOCAL_KEYS:
+            oldest = next(iter(seen))
+            if seen[oldest] >= now:
+                return False  # buckets by the hundred thousand lately: Redis first
+            del seen[oldest]
+        return True
+
+    def seen(self, key: str, limit: Limit, now: float) -> None:
+        """A bucket asked of Redis now (not a first sight for a while)."""
+        if key in self._seen or self._room(now):
+            self._seen.pop(key, None)
+            self._seen[key] = now + seen_for(limit)
 
     def take(self, buckets: Buckets, now: float) -> bool:
         """A token from each bucket if this process holds one of each (all or nothing)."""
@@ -259,10 +316,17 @@ class RateLimiter:
             return 0.0
         keyed = [(self.cache.key(client, "ratelimit", name), limit) for name, limit in buckets]
         if self._script is not None and self.cache.usable:
-            if self.taken_ahead.take(keyed, time.monotonic()):
-                return 0.0
-            return await self._shared(keyed)
+            unseen = self.taken_ahead.first_sight(keyed, time.monotonic())
+            if unseen is None:
+                return await self._shared(keyed)
+            if unseen:
+                self._shared.send(unseen)  # their tokens, taken after the request
+            return 0.0
         return self.local.take(keyed)
+
+    async def reconciled(self) -> None:
+        """Once the tokens of the requests let through so far are taken in Redis."""
+        await self._shared.handled()
 
     async def _take_shared(self, requests: list[Buckets]) -> list[float | Exception]:
         """The Redis buckets of several requests: one script call per hash slot (the
@@ -287,6 +351,7 @@ class RateLimiter:
             if key in asked or self.taken_ahead.holds(key, now):
                 return 1
             asked.add(key)
+            self.taken_ahead.seen(key, limit, now)
             return ahead(limit)
 
         async def call(together: list[Buckets]) -> list[int]:

@@ -226,3 +226,47 @@ async def test_tokens_taken_ahead_never_let_processes_past_the_limit(
         for cache in caches:
             await cache.close()
     assert 256 - 2 * ahead(limit) <= allowed <= 256
+
+
+async def test_a_large_bucket_seen_first_lets_one_request_through_each_process(
+    redis_prefix: str, shared_redis_url: str
+) -> None:
+    """A process lets the first request of a large bucket it has not seen lately go on
+    before Redis answers, its token taken after: once the tokens are taken, a bucket
+    another process emptied refuses it too. So a client gets at most one request over
+    its limit per process, and only on a large bucket: a small one stays exact."""
+    import secrets
+
+    large, small = Limit(256, 3600), Limit(20, 3600)
+    prefix = f"{redis_prefix}{secrets.token_hex(4)}:"
+    caches = [Cache.connect(shared_redis_url, prefix) for _ in range(3)]
+    emptying, late, later = (RateLimiter(cache, None, None, []) for cache in caches)
+    try:
+        for limit in (large, small):
+            name = f"limit-{limit.requests}"
+            waits = [await emptying.take("198.51.100.9", [(name, limit)]) for _ in range(300)]
+            assert sum(wait == 0 for wait in waits) == limit.requests
+            await emptying.reconciled()
+        # The large bucket is empty in Redis; a process that never saw it lets one through...
+        assert await late.take("198.51.100.9", [("limit-256", large)]) == 0
+        await late.reconciled()
+        # ...and no more, once it knows: Redis decides its next ones.
+        assert await late.take("198.51.100.9", [("limit-256", large)]) > 0
+        assert await later.take("198.51.100.9", [("limit-256", large)]) == 0
+        await later.reconciled()
+        assert all([await later.take("198.51.100.9", [("limit-256", large)]) > 0 for _ in range(5)])
+        # The small bucket is exact to the request: Redis decides even the first.
+        assert await late.take("198.51.100.9", [("limit-20", small)]) > 0
+        # The address and the token of a request: both large, both unseen, both taken.
+        fresh = [("address", large), (f"token:{secrets.token_hex(4)}", large)]
+        assert await late.take("198.51.100.10", fresh) == 0
+        await late.reconciled()
+        assert all(cache.usable for cache in caches)
+        client = caches[0].redis
+        assert client is not None
+        for name, _limit in fresh:
+            tokens = await client.hget(caches[0].key("198.51.100.10", "ratelimit", name), "tokens")
+            assert tokens is not None and float(tokens) <= 256 - 1
+    finally:
+        for cache in caches:
+            await cache.close()

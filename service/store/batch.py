@@ -22,7 +22,8 @@ class Batcher(Generic[In, Out]):
 
     The handler takes up to ``max_batch`` items and returns one answer per item, in
     order: a value, or an exception to raise in that item's caller. An exception the
-    handler raises goes to every caller of the batch.
+    handler raises goes to every caller of the batch. ``batcher.send(item)``: the same
+    without waiting, the answer dropped (the handler's work is the point).
     """
 
     def __init__(
@@ -32,18 +33,31 @@ class Batcher(Generic[In, Out]):
     ) -> None:
         self._handle = handle
         self.max_batch = max_batch
-        self._queue: list[tuple[In, asyncio.Future[Out]]] = []
+        self._queue: list[tuple[In, asyncio.Future[Out] | None]] = []
         self._drain_task: asyncio.Task[None] | None = None
 
     async def __call__(self, item: In) -> Out:
         future: asyncio.Future[Out] = asyncio.get_running_loop().create_future()
         self._queue.append((item, future))
-        if self._drain_task is None or self._drain_task.done():
-            self._drain_task = asyncio.create_task(self._drain())
+        self._drain_soon()
         return await future
 
+    def send(self, item: In) -> None:
+        """``item`` handled in the next batch, its answer dropped."""
+        self._queue.append((item, None))
+        self._drain_soon()
+
+    async def handled(self) -> None:
+        """Once every item queued so far is handled."""
+        while self._drain_task is not None and not self._drain_task.done():
+            await asyncio.wait([self._drain_task])
+
+    def _drain_soon(self) -> None:
+        if self._drain_task is None or self._drain_task.done():
+            self._drain_task = asyncio.create_task(self._drain())
+
     async def _drain(self) -> None:
-        batch: list[tuple[In, asyncio.Future[Out]]] = []
+        batch: list[tuple[In, asyncio.Future[Out] | None]] = []
         try:
             while self._queue:
                 batch = self._queue[: self.max_batch]
@@ -55,7 +69,7 @@ class Batcher(Generic[In, Out]):
                 except Exception as error:
                     answers = [error] * len(batch)
                 for (_, future), answer in zip(batch, answers):
-                    if future.done():  # its caller is gone (cancelled)
+                    if future is None or future.done():  # sent, or its caller is gone
                         continue
                     if isinstance(answer, Exception):
                         future.set_exception(answer)
@@ -66,6 +80,6 @@ class Batcher(Generic[In, Out]):
             # Cancelled (at shutdown) mid-batch or with calls queued: fail them rather
             # than leave them waiting.
             for _, future in [*batch, *self._queue]:
-                if not future.done():
+                if future is not None and not future.done():
                     future.set_exception(RuntimeError("the batcher stopped"))
             self._queue.clear()
