@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, date, datetime, time, timedelta
 
 import asyncpg
@@ -17,10 +17,10 @@ from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Rules
 from service.store import daily, players, sequences
 from service.store.cache import Cache
-from service.store.db import QUERIES
+from service.store.db import QUERIES, create_pool, migrate
 from service.store.ranks import Histograms, Rank
 from service.store.runs import AlreadyPlayed
-from tests.conftest import REDIS_URL
+from tests.conftest import REDIS_URL, own_database
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -289,3 +289,44 @@ async def test_a_batch_that_read_before_a_run_was_committed_is_stored_again_unde
     row = await pool.fetchrow("SELECT * FROM streaks WHERE player_id = $1", player)
     assert row is not None
     assert (row["latest_length"], row["best"], row["last_played"]) == (2, 2, today)
+
+
+@pytest.fixture
+def new_database() -> Iterator[str]:
+    with own_database("shutbox_plans") as url:
+        yield url
+
+
+async def test_a_batch_looks_its_rows_up_by_key_however_few_there_were_when_planned(
+    new_database: str,
+) -> None:
+    """PL/pgSQL keeps a statement's plan for the session: planned while a month's runs
+    and the streaks were few, a sequential scan would read the whole month on every
+    batch until the next ANALYZE (a new month at midnight, under the day's first rush).
+    The batch functions look rows up by key whatever the planner saw: no sequential
+    scan of the runs or the streaks, from the first batch of a new database on."""
+    pool = await create_pool(new_database, max_size=1)  # one session: the plans it keeps
+    try:
+        async with pool.acquire() as connection:
+            await migrate(connection)
+        day = NOW.date()
+        await daily.make_partitions(pool, day, day)
+        players_ = await new_players(pool, 40)
+
+        async def sequential_scans() -> int:
+            await pool.execute("SELECT pg_stat_force_next_flush()")
+            scans: int = await pool.fetchval(
+                "SELECT sum(seq_scan) FROM pg_stat_user_tables"
+                " WHERE relname = 'streaks' OR relname LIKE 'daily_runs_%'"
+            )
+            await pool.execute("SELECT pg_stat_clear_snapshot()")
+            return scans
+
+        before = await sequential_scans()
+        for n in range(0, 40, 2):  # past the first 5 calls: PL/pgSQL's generic plans
+            runs = [submission(player, day, n % 7) for player in players_[n : n + 2]]
+            outcomes = await daily.submit_batch(pool, runs)
+            assert all(isinstance(o, daily.Stored) and o.created for o in outcomes)
+        assert await sequential_scans() == before
+    finally:
+        await pool.close()
