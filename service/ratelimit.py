@@ -134,6 +134,9 @@ class LocalBuckets:
         return wait
 
 
+RECONCILE_SECONDS: Final = 0.02
+"""How long the tokens of a request let through at first sight may wait to be taken in
+Redis, with those of the others let through meanwhile (one script call)."""
 AHEAD_SHARE: Final = 64
 AHEAD_MOST: Final = 64
 AHEAD_SECONDS: Final = 1.0
@@ -320,7 +323,8 @@ class RateLimiter:
             if unseen is None:
                 return await self._shared(keyed)
             if unseen:
-                self._shared.send(unseen)  # their tokens, taken after the request
+                # Their tokens, taken after the request, with the others of a moment.
+                self._shared.send(unseen, within=RECONCILE_SECONDS)
             return 0.0
         return self.local.take(keyed)
 

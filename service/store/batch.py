@@ -22,8 +22,10 @@ class Batcher(Generic[In, Out]):
 
     The handler takes up to ``max_batch`` items and returns one answer per item, in
     order: a value, or an exception to raise in that item's caller. An exception the
-    handler raises goes to every caller of the batch. ``batcher.send(item)``: the same
-    without waiting, the answer dropped (the handler's work is the point).
+    handler raises goes to every caller of the batch. ``batcher.send(item, within)``:
+    the same without waiting, the answer dropped (the handler's work is the point),
+    handled within ``within`` seconds: the items sent meanwhile travel together (or
+    sooner, with the next call).
     """
 
     def __init__(
@@ -35,6 +37,7 @@ class Batcher(Generic[In, Out]):
         self.max_batch = max_batch
         self._queue: list[tuple[In, asyncio.Future[Out] | None]] = []
         self._drain_task: asyncio.Task[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
 
     async def __call__(self, item: In) -> Out:
         future: asyncio.Future[Out] = asyncio.get_running_loop().create_future()
@@ -42,17 +45,25 @@ class Batcher(Generic[In, Out]):
         self._drain_soon()
         return await future
 
-    def send(self, item: In) -> None:
-        """``item`` handled in the next batch, its answer dropped."""
+    def send(self, item: In, within: float = 0.0) -> None:
+        """``item`` handled within ``within`` seconds, its answer dropped."""
         self._queue.append((item, None))
-        self._drain_soon()
+        if within <= 0:
+            self._drain_soon()
+        elif self._timer is None and (self._drain_task is None or self._drain_task.done()):
+            self._timer = asyncio.get_running_loop().call_later(within, self._drain_soon)
 
     async def handled(self) -> None:
-        """Once every item queued so far is handled."""
+        """Once every item queued so far is handled (those sent to wait, now)."""
+        if self._queue:
+            self._drain_soon()
         while self._drain_task is not None and not self._drain_task.done():
             await asyncio.wait([self._drain_task])
 
     def _drain_soon(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._drain_task is None or self._drain_task.done():
             self._drain_task = asyncio.create_task(self._drain())
 

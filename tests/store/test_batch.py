@@ -114,3 +114,33 @@ async def test_callers_of_a_stopped_batcher_fail_instead_of_waiting_and_it_start
 
     batcher._handle = echo
     assert await batcher(3) == 3
+
+
+async def test_items_sent_wait_to_travel_together_or_with_the_next_call() -> None:
+    """Items sent (their answers dropped) wait up to the time given, and go in one batch
+    with those sent meanwhile, or at once with a call; ``handled`` sends them now."""
+    batches: list[list[int]] = []
+
+    async def keep(items: list[int]) -> list[int | Exception]:
+        batches.append(items)
+        return items
+
+    batcher = Batcher(keep)
+    for item in (1, 2, 3):
+        batcher.send(item, within=3600)
+    await asyncio.sleep(0)
+    assert batches == []  # waiting
+    assert await batcher(4) == 4
+    assert batches == [[1, 2, 3, 4]]
+
+    batcher.send(5, within=3600)
+    batcher.send(6, within=3600)
+    await batcher.handled()
+    assert batches[1:] == [[5, 6]]
+
+    batcher.send(7, within=0.01)
+    for _ in range(500):  # its timer, however slow the machine
+        if len(batches) == 3:
+            break
+        await asyncio.sleep(0.01)
+    assert batches[2:] == [[7]]
