@@ -24,16 +24,18 @@ from service.api.schemas import (
     RunResult,
     Streak,
     move_in,
+    move_out,
     run_result,
 )
 from service.calendar import open_dates
+from service.i18n import player_language
 from service.rules.analysis import report
 from service.rules.dice import daily_sequence_id
 from service.rules.replay import Move
 from service.rules.ruleset import Rules
 from service.store import daily, sequences
 from service.store.cache import Cache
-from service.store.daily import DailyRun, NewRun, Stored
+from service.store.daily import DailyRun, NewRun, NotOpen, Stored, TokenRun
 from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms, Rank
@@ -60,6 +62,7 @@ class DailyRuns:
     secret: bytes = field(repr=False)
     histograms: Histograms
     store_batch: Callable[[NewRun], Awaitable[Stored]]
+    store_by_token: Callable[[TokenRun], Awaitable[tuple[PlayerRow, Stored]]]
     _dice: dict[date, IssuedSequence] = field(default_factory=dict, init=False)
 
     async def dice(self, day: date, now: datetime) -> IssuedSequence:
@@ -110,6 +113,31 @@ class DailyRuns:
         # The stored run has these very moves (an identical resubmission too): its answer
         # is the one just verified, with what the store decided.
         return stored.created, submitted(result, stored.run, stored.run.rank_at_submission)
+
+    async def submit_by_token(
+        self, token_hash: bytes, day: date, moves: Sequence[Move], now: datetime
+    ) -> tuple[PlayerRow, bool, DailyRunResult]:
+        """``submit`` for the player of a bearer token (its hash), looked up with the
+        batch's reads: the player, created and the answer (in the player's language
+        unless the request names one). Raises ``UnknownToken`` too."""
+        issued = await self.dice(day, now)
+        verified = report(issued.rules, issued.dice, moves, issued.id)
+        try:
+            player, stored = await self.store_by_token(
+                TokenRun(
+                    token_hash=token_hash,
+                    day=day,
+                    moves=msgspec.to_builtins([move_out(m) for m in verified.run.moves]),
+                    score=verified.run.score,
+                    best_possible=verified.analysis.best_possible,
+                    submitted_at=now,
+                )
+            )
+        except NotOpen as refused:
+            raise DateNotOpen(day, refused.player, now) from None
+        player_language(player.language)
+        result = run_result(verified, issued.id)
+        return player, stored.created, submitted(result, stored.run, stored.run.rank_at_submission)
 
     async def official(self, player_id: uuid.UUID, day: date) -> DailyRun | None:
         return await daily.official_run(self.pool, player_id, day)

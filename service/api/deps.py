@@ -19,7 +19,7 @@ from service.store import daily as store_daily
 from service.store import players
 from service.store.batch import Batcher
 from service.store.cache import Cache
-from service.store.daily import NewRun, Stored
+from service.store.daily import NewRun, Stored, TokenRun
 from service.store.in_play import DiceInPlay
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms
@@ -49,7 +49,13 @@ class Services:
         daily_batches: Batcher[NewRun, Stored] = Batcher(
             lambda runs: store_daily.submit_batch(pool, runs)
         )
-        self.daily = DailyRuns(pool, cache, settings.secret_bytes, self.histograms, daily_batches)
+        # The runs sent without an idempotency key: their players looked up with the batch.
+        by_token: Batcher[TokenRun, tuple[PlayerRow, Stored]] = Batcher(
+            lambda runs: store_daily.submit_batch_by_tokens(pool, runs)
+        )
+        self.daily = DailyRuns(
+            pool, cache, settings.secret_bytes, self.histograms, daily_batches, by_token
+        )
 
 
 # What a handler declares to be handed the services or the request's player.

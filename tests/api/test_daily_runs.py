@@ -236,23 +236,28 @@ def test_official_runs_are_answered_alike_whichever_path_takes_them(
         server.stop()
 
 
+@pytest.mark.parametrize("key", [None, "run-1"])
 async def test_a_database_that_cannot_answer_is_a_503_and_is_asked_once(
-    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch, key: str | None
 ) -> None:
     """The database fails under a run answered before the framework: the 503 the handler
-    would give, at once, not the handler asking the database again."""
-    from service.store import players
+    would give, at once, not the handler asking the database again. Without an
+    idempotency key the player is looked up with the batch that stores the run; with
+    one, first."""
+    from service.store import daily, players
 
     player = await new_player(client, name="Ada")
     moves = legal_runs(await daily_dice(client, TODAY), 1)[0]
     asked: list[int] = []
 
-    async def refused(pool: object, hashes: list[bytes]) -> None:
-        asked.append(len(hashes))
+    async def refused(pool: object, items: list[object]) -> None:
+        asked.append(len(items))
         raise ConnectionRefusedError(111, "Connection refused")
 
     monkeypatch.setattr(players, "by_token_hashes", refused)
-    response = await submit(client, player, moves)
+    monkeypatch.setattr(daily, "submit_batch_by_tokens", refused)
+    headers = auth(player) | ({"idempotency-key": key} if key else {})
+    response = await client.post(f"/v1/daily/{TODAY}/runs", json={"moves": moves}, headers=headers)
     assert response.status_code == 503, response.text
     assert response.headers["content-type"] == "application/problem+json"
     assert response.json()["type"] == "/problems/database-unavailable"

@@ -330,3 +330,56 @@ async def test_a_batch_looks_its_rows_up_by_key_however_few_there_were_when_plan
         assert await sequential_scans() == before
     finally:
         await pool.close()
+
+
+async def test_runs_sent_with_tokens_find_their_players_in_the_batch(
+    pool: asyncpg.Pool, histograms: Histograms
+) -> None:
+    """Runs sent with bearer tokens, their players looked up with the batch's reads: each
+    answered as it would be with its player looked up first. A token of nobody, or a date
+    not open for its player, stores nothing."""
+    day = NOW.date()
+    await days_with_dice(pool, histograms.cache, day)
+    tokens = [players.new_token() for _ in range(3)]
+    here, ahead, other = [
+        await players.create(pool, None, zone, NOW, token)
+        for zone, token in zip(("UTC", "Pacific/Kiritimati", "UTC"), tokens, strict=True)
+    ]
+    # At noon UTC it is already the next day at UTC+14: the date has closed there.
+
+    def sent(token: str, score: int, variant: int = 0) -> daily.TokenRun:
+        run = submission(uuid.uuid4(), day, score, variant)
+        return daily.TokenRun(
+            token_hash=players.token_hash(token),
+            day=day,
+            moves=run.moves,
+            score=run.score,
+            best_possible=run.best_possible,
+            submitted_at=run.submitted_at,
+        )
+
+    first = await daily.submit_batch_by_tokens(
+        pool,
+        [
+            sent(tokens[0], 4),
+            sent(tokens[1], 4),
+            sent(players.new_token(), 4),
+            sent(tokens[0], 4),  # the identical run again, in the same batch
+            sent(tokens[2], 6),
+        ],
+    )
+    created, not_open, unknown, again, others = first
+    assert isinstance(created, tuple) and isinstance(again, tuple) and isinstance(others, tuple)
+    assert created[0] == again[0] == here and others[0] == other
+    assert created[1].created and not again[1].created and others[1].created
+    assert again[1].run == created[1].run
+    assert isinstance(not_open, daily.NotOpen) and not_open.player == ahead
+    assert isinstance(unknown, daily.UnknownToken)
+    assert not await pool.fetchval("SELECT count(*) FROM daily_runs WHERE player_id = $1", ahead.id)
+
+    [played] = await daily.submit_batch_by_tokens(pool, [sent(tokens[2], 5, variant=1)])
+    assert isinstance(played, AlreadyPlayed)
+    assert played.official_id == others[1].run.id
+    # As the same submissions answer with their players looked up first.
+    [alone] = await daily.submit_batch(pool, [submission(here.id, day, 4)])
+    assert isinstance(alone, daily.Stored) and alone.run == created[1].run and not alone.created
