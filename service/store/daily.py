@@ -140,27 +140,25 @@ async def submit_batch_by_tokens(
             sorted({run.day for run in runs}),
         )
         found = {bytes(row["token_hash"]): _player(row) for row in rows if row["kind"] == "player"}
-        refused: dict[int, Exception] = {}
-        accepted: list[tuple[PlayerRow, NewRun]] = []
+        answers: list[tuple[PlayerRow, Stored] | Exception | None] = [None] * len(runs)
+        accepted: list[tuple[int, PlayerRow, NewRun]] = []
         for at, run in enumerate(runs):
             player = found.get(run.token_hash)
             if player is None:
-                refused[at] = UnknownToken()
-            elif run.day not in open_dates(
-                run.submitted_at, player.time_zone, player.closed_before
-            ):
-                refused[at] = NotOpen(player)
+                answers[at] = UnknownToken()
+            elif run.day in open_dates(run.submitted_at, player.time_zone, player.closed_before):
+                accepted.append((at, player, _new_run(run, player)))
             else:
-                accepted.append((player, _new_run(run, player)))
-        new_runs = [new for _player_row, new in accepted]
+                answers[at] = NotOpen(player)
+        new_runs = [new for _at, _player_found, new in accepted]
         outcomes: list[Outcome | Exception] = []
         if new_runs:
             read = [row for row in rows if row["kind"] != "player"]
             try:
-                stored = await stored_unlocked(connection, new_runs, read)
-                outcomes = list(
-                    stored if stored is not None else await submit_all(connection, new_runs)
-                )
+                unlocked = await stored_unlocked(connection, new_runs, read)
+                if unlocked is None:
+                    unlocked = await submit_all(connection, new_runs)
+                outcomes = list(unlocked)
             except UNAVAILABLE:
                 raise
             except Exception as error:
@@ -168,15 +166,9 @@ async def submit_batch_by_tokens(
                     outcomes = [error]
                 else:
                     outcomes = [await _alone(connection, one) for one in new_runs]
-    answered = iter(zip(accepted, outcomes))
-    answers: list[tuple[PlayerRow, Stored] | Exception] = []
-    for at in range(len(runs)):
-        if at in refused:
-            answers.append(refused[at])
-            continue
-        (player, _new), outcome = next(answered)
-        answers.append((player, outcome) if isinstance(outcome, Stored) else outcome)
-    return answers
+    for (at, player, _new), outcome in zip(accepted, outcomes, strict=True):
+        answers[at] = (player, outcome) if isinstance(outcome, Stored) else outcome
+    return [answer for answer in answers if answer is not None]
 
 
 def _player(row: asyncpg.Record) -> PlayerRow:
