@@ -189,14 +189,9 @@ class TakenAhead:
             unseen.append((key, limit))
         for key, limit in buckets:
             if (key, limit) in unseen:
-                seen.pop(key, None)  # in the order of expiry, roughly
-                seen[key] = now + seen_for(limit)
-                continue
-            tokens, until = held[key]
-            if tokens > 1:
-                held[key] = (tokens - 1, until)
+                self.seen(key, limit, now)
             else:
-                del held[key]
+                self._spend(key)
         return unseen
 
     def _room(self, now: float) -> bool:
@@ -212,8 +207,15 @@ class TakenAhead:
     def seen(self, key: str, limit: Limit, now: float) -> None:
         """A bucket asked of Redis now (not a first sight for a while)."""
         if key in self._seen or self._room(now):
-            self._seen.pop(key, None)
+            self._seen.pop(key, None)  # kept in the order of expiry, roughly
             self._seen[key] = now + seen_for(limit)
+
+    def _spend(self, key: str) -> None:
+        tokens, until = self._held[key]
+        if tokens > 1:
+            self._held[key] = (tokens - 1, until)
+        else:
+            del self._held[key]
 
     def take(self, buckets: Buckets, now: float) -> bool:
         """A token from each bucket if this process holds one of each (all or nothing)."""
@@ -223,11 +225,7 @@ class TakenAhead:
             if found is None or found[1] < now:
                 return False
         for key, _limit in buckets:
-            tokens, until = held[key]
-            if tokens > 1:
-                held[key] = (tokens - 1, until)
-            else:
-                del held[key]
+            self._spend(key)
         return True
 
     def holds(self, key: str, now: float) -> bool:
