@@ -4,7 +4,7 @@
         [--connections C] [--threads T] [--warmup S] [--date YYYY-MM-DD]
         [--rate-limit N/s|off] [--players-per-second N] [--json]
 
-Everything runs in one go on loopback (127.0.0.1), one server at a time:
+Everything runs in one go on loopback (127.0.0.1), one server under load at a time:
 
 - the ceiling: ``bare_app()`` below, one async JSON GET returning a small dict, served by
   granian exactly as ``shutbox serve`` serves the service (ASGI, same address, same
@@ -12,6 +12,10 @@ Everything runs in one go on loopback (127.0.0.1), one server at a time:
 - for reference, the same bare app's JSON POST, sent the analyze bodies: it decodes
   the body and answers a small object, so its ratio is the most any POST can reach
   (the POST rows also show their ratio to it, in the column "x POST");
+- both references are read before the service's rows and again after them (the bare
+  app idle in between): each reference's row is the mean of its two readings, printed
+  below the table, so that the machine's drift over the run falls on both sides of
+  every ratio;
 - the service's ``GET /healthz``, for reference: its framework and middleware alone
   (health checks are exempt from rate limits);
 - ``GET /v1/daily/{date}``, a cache hit (warmed first), for an open date (default:
@@ -366,6 +370,7 @@ class Measurement:
     paced_at: float | None = None  # the requests per second offered, for a paced run
     new_players: NewPlayerCounts | None = None
     cpu: dict[str, float] | None = None  # CPUs used meanwhile, by group (cpu_shares)
+    readings: tuple[float, ...] = ()  # a reference's requests per second, before and after
 
 
 @dataclass(frozen=True)
@@ -468,7 +473,6 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
     load = Load(args.duration, args.connections, args.threads)
     workers = str(args.workers)
     results: list[Measurement] = []
-
     bodies = analyze_bodies(ANALYZE_BODIES)
     bodies_path = scratch / "analyze.jsonl"
     bodies_path.write_bytes(b"\n".join(bodies) + b"\n")
@@ -476,16 +480,40 @@ def run(args: argparse.Namespace, scratch: Path) -> list[Measurement]:
     bare = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory"]
     bare += ["--host", HOST, "--port", str(port), "--workers", workers]
     bare += ["--backlog", str(BACKLOG), "benchmarks.http_bench:bare_app"]
+    # The references are read before and after the service's rows, the bare app idle in
+    # between: the machine's drift over the run falls on both sides of each ratio.
     with running("bare app", bare, port, python_env({}), scratch / "bare.log") as server:
-        progress(f"ceiling: bare Litestar on {server.url('/healthz')}")
-        result = measure(server.url("/healthz"), load, args.warmup)
-        results.append(Measurement("ceiling", "GET /healthz (bare Litestar, ceiling)", result))
-        script = [str(POST_BODIES_LUA), str(bodies_path)]
-        result = measure(server.url("/echo"), load, args.warmup, script)
-        results.append(
-            Measurement("bare_post", "POST /echo (bare Litestar, analyze bodies)", result)
-        )
 
+        def references() -> tuple[WrkResult, WrkResult]:
+            get = measure(server.url("/healthz"), load, args.warmup)
+            post = measure(server.url("/echo"), load, args.warmup, script)
+            return get, post
+
+        script = [str(POST_BODIES_LUA), str(bodies_path)]
+        progress(f"ceiling: bare Litestar on {server.url('/healthz')}")
+        get_before, post_before = references()
+        service_rows = measure_service(args, load, bodies, bodies_path, scratch)
+        progress("ceiling again, after the service's rows")
+        get_after, post_after = references()
+    for key, endpoint, before, after in (
+        ("ceiling", "GET /healthz (bare Litestar, ceiling)", get_before, get_after),
+        ("bare_post", "POST /echo (bare Litestar, analyze bodies)", post_before, post_after),
+    ):
+        readings = (before.requests_per_sec, after.requests_per_sec)
+        results.append(Measurement(key, endpoint, both(before, after), readings=readings))
+    return results + service_rows
+
+
+def measure_service(
+    args: argparse.Namespace,
+    load: Load,
+    bodies: list[bytes],
+    bodies_path: Path,
+    scratch: Path,
+) -> list[Measurement]:
+    """The service's rows, from a service of its own on a throwaway database."""
+    workers = str(args.workers)
+    results: list[Measurement] = []
     metrics_dir = scratch / "metrics"
     metrics_dir.mkdir()
     with (
@@ -620,6 +648,13 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
             f" {target:>10} {post_ratio:>7} {result.non_2xx:8d} {result.socket_errors:8d}"
         )
     by_key = {row.key: row for row in rows}
+    references = [by_key[key] for key in ("ceiling", "bare_post") if key in by_key]
+    if all(len(row.readings) == 2 for row in references) and references:
+        read = "; ".join(
+            f"{row.endpoint.partition(' (')[0]} {row.readings[0]:.0f} and {row.readings[1]:.0f}"
+            for row in references
+        )
+        print("the references, before and after the service's rows (a row: their mean):", read)
     if "daily" in by_key and "daily_quiet" in by_key:
         log_on, log_off = by_key["daily"].result, by_key["daily_quiet"].result
         cost = 1 - log_on.requests_per_sec / log_off.requests_per_sec
