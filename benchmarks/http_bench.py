@@ -93,6 +93,7 @@ from benchmarks.processes import (
     pid_serving,
     positive,
     python_env,
+    service_env,
     throwaway_database,
 )
 
@@ -520,22 +521,9 @@ def measure_service(
         throwaway_database(args.postgres, "shutbox_bench") as db_url,
         redis_prefix(args.redis) as prefix,
     ):
-        env = python_env(
-            {
-                "DATABASE_URL": db_url,
-                "REDIS_URL": args.redis,
-                "SHUTBOX_SECRET": secrets.token_urlsafe(32),
-                "SHUTBOX_REDIS_PREFIX": prefix,
-                # The request log at its default (INFO, a line a request) goes to the log file.
-                "SHUTBOX_LOG_LEVEL": "INFO",
-                # wrk is one client address: limited at the production rate it would get 429s.
-                "SHUTBOX_RATE_LIMIT_ADDRESS": args.rate_limit,
-                "SHUTBOX_RATE_LIMIT_TOKEN": args.rate_limit,
-                "SHUTBOX_RATE_LIMIT_ACCOUNTS": args.rate_limit,
-                # What `shutbox serve` would make with several workers, but removed by us.
-                "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
-            }
-        )
+        env = service_env(db_url, args.redis, prefix, args.rate_limit)
+        # What `shutbox serve` would make with several workers, but removed by us.
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
         port = free_port()
         service = [sys.executable, "-m", "service.cli", "serve"]
         service += ["--host", HOST, "--port", str(port), "--workers", workers]

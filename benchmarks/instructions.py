@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import os
 import re
-import secrets
 import subprocess
 import sys
 import tempfile
@@ -45,10 +44,9 @@ from benchmarks.http_bench import analyze_bodies, daily_run_body, redis_prefix
 from benchmarks.processes import (
     ADMIN_URL,
     ROOT,
-    UNREACHED_RATE_LIMIT,
     insert_players,
     positive,
-    python_env,
+    service_env,
     throwaway_database,
 )
 
@@ -154,18 +152,7 @@ def counted(what: str, count: int, args: argparse.Namespace, scratch: Path) -> i
         throwaway_database(args.postgres, "shutbox_instr") as db_url,
         redis_prefix(args.redis) as prefix,
     ):
-        env = python_env(
-            {
-                "DATABASE_URL": db_url,
-                "REDIS_URL": args.redis,
-                "SHUTBOX_SECRET": secrets.token_urlsafe(32),
-                "SHUTBOX_REDIS_PREFIX": prefix,
-                "SHUTBOX_LOG_LEVEL": "INFO",
-                "SHUTBOX_RATE_LIMIT_ADDRESS": UNREACHED_RATE_LIMIT,
-                "SHUTBOX_RATE_LIMIT_TOKEN": UNREACHED_RATE_LIMIT,
-                "SHUTBOX_RATE_LIMIT_ACCOUNTS": UNREACHED_RATE_LIMIT,
-            }
-        )
+        env = service_env(db_url, args.redis, prefix)
         out = scratch / f"callgrind.{what}.{count}"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
         command += [sys.executable, __file__, "--serve", what, str(count)]

@@ -131,6 +131,26 @@ def python_env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+def service_env(
+    database_url: str, redis_url: str, prefix: str, rate_limit: str = UNREACHED_RATE_LIMIT
+) -> dict[str, str]:
+    """``python_env`` for a service at its defaults on these data: a secret of its own,
+    the request log at INFO (a line a request), rate limits on at ``rate_limit`` (a
+    benchmark is one client address: at the production rate it would get 429s)."""
+    return python_env(
+        {
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "SHUTBOX_SECRET": secrets.token_urlsafe(32),
+            "SHUTBOX_REDIS_PREFIX": prefix,
+            "SHUTBOX_LOG_LEVEL": "INFO",
+            "SHUTBOX_RATE_LIMIT_ADDRESS": rate_limit,
+            "SHUTBOX_RATE_LIMIT_TOKEN": rate_limit,
+            "SHUTBOX_RATE_LIMIT_ACCOUNTS": rate_limit,
+        }
+    )
+
+
 def positive(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
     value = int(text)
