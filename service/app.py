@@ -176,6 +176,8 @@ def lifespan(
                 gc.unfreeze()
                 for chore in chores:
                     chore.cancel()
+                # The tokens of requests let through at first sight, taken in Redis now.
+                await app.state.rate_limiter.reconciled()
                 await solver.close()
                 logs.request_log.flush()
                 logs.request_metrics.flush()

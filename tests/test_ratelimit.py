@@ -270,3 +270,35 @@ async def test_a_large_bucket_seen_first_lets_one_request_through_each_process(
     finally:
         for cache in caches:
             await cache.close()
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_tokens_let_through_at_first_sight_are_taken_before_the_app_stops(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request let through at first sight has its token taken in Redis within a
+    moment, or when the process stops at the latest: a stopping process drops none."""
+    import secrets
+
+    import msgspec
+    import redis.asyncio
+    from litestar.testing import AsyncTestClient
+
+    import service.ratelimit
+    from service.app import create_app
+    from service.clock import FixedClock
+    from tests.conftest import NOW, REDIS_URL
+
+    monkeypatch.setattr(service.ratelimit, "RECONCILE_SECONDS", 3600.0)  # not before the stop
+    prefix = f"{settings.redis_prefix}{secrets.token_hex(4)}:"
+    changed = msgspec.structs.replace(settings, redis_prefix=prefix, rate_limit_address="1200/h")
+    async with AsyncTestClient(create_app(changed, FixedClock(NOW))) as client:
+        assert (await client.get("/v1/solution")).status_code == 200
+    shared = redis.asyncio.Redis.from_url(REDIS_URL)
+    try:
+        keys = [key async for key in shared.scan_iter(match=f"{prefix}*ratelimit*")]
+        assert len(keys) == 1
+        tokens = await shared.hget(keys[0], "tokens")
+        assert tokens is not None and float(tokens) < 1200
+    finally:
+        await shared.aclose()

@@ -107,22 +107,31 @@ async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> D
     return None if row is None else row_as(DailyRun, row)
 
 
-async def submit_batch(pool: asyncpg.Pool, runs: list[NewRun]) -> list[Stored | Exception]:
+async def submit_batch(pool: asyncpg.Pool, runs: list[NewRun]) -> list[Outcome | Exception]:
     """The runs stored as ``submit_all`` stores them, on a connection of its own (what
-    the request batcher calls): in two round trips (``submit_unlocked``), else in a
-    transaction that locks the players first. A batch that fails for another reason
-    than an unreachable database is tried again one submission at a time, so that a
-    submission that cannot be stored fails alone."""
+    the request batcher calls): ``stored``."""
     async with pool.acquire() as connection:
-        try:
-            outcomes = await submit_unlocked(connection, runs)
-            return list(outcomes if outcomes is not None else await submit_all(connection, runs))
-        except UNAVAILABLE:
-            raise
-        except Exception:
-            if len(runs) == 1:
-                raise
-            return [await _alone(connection, one) for one in runs]
+        return await stored(connection, runs)
+
+
+async def stored(
+    connection: Connection, runs: list[NewRun], rows: list[asyncpg.Record] | None = None
+) -> list[Outcome | Exception]:
+    """The runs stored in two round trips (``stored_unlocked``; one when ``rows`` are read
+    already), else in a transaction that locks the players first. A batch that fails for
+    another reason than an unreachable database is tried again one submission at a time,
+    so that a submission that cannot be stored fails alone: its answer is the error."""
+    try:
+        if rows is None:
+            rows = await read_batch(connection, runs, lock=False)
+        unlocked = await stored_unlocked(connection, runs, rows)
+        return list(unlocked if unlocked is not None else await submit_all(connection, runs))
+    except UNAVAILABLE:
+        raise
+    except Exception as error:
+        if len(runs) == 1:
+            return [error]
+        return [await _alone(connection, one) for one in runs]
 
 
 async def submit_batch_by_tokens(
@@ -151,21 +160,8 @@ async def submit_batch_by_tokens(
             else:
                 answers[at] = NotOpen(player)
         new_runs = [new for _at, _player_found, new in accepted]
-        outcomes: list[Outcome | Exception] = []
-        if new_runs:
-            read = [row for row in rows if row["kind"] != "player"]
-            try:
-                unlocked = await stored_unlocked(connection, new_runs, read)
-                if unlocked is None:
-                    unlocked = await submit_all(connection, new_runs)
-                outcomes = list(unlocked)
-            except UNAVAILABLE:
-                raise
-            except Exception as error:
-                if len(new_runs) == 1:
-                    outcomes = [error]
-                else:
-                    outcomes = [await _alone(connection, one) for one in new_runs]
+        read = [row for row in rows if row["kind"] != "player"]
+        outcomes = await stored(connection, new_runs, read) if new_runs else []
     for (at, player, _new), outcome in zip(accepted, outcomes, strict=True):
         answers[at] = (player, outcome) if isinstance(outcome, Stored) else outcome
     return [answer for answer in answers if answer is not None]
@@ -227,19 +223,15 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
     return batch.outcomes
 
 
-async def submit_unlocked(connection: Connection, runs: list[NewRun]) -> list[Outcome] | None:
-    """``submit_all`` in two round trips, without a transaction: read without locks,
-    then write in one statement that first locks the players and stores nothing if a
-    streak read has changed meanwhile. None when that happened, or when a run of the
-    batch came after it read the run's date (stored by another batch), or when a date
-    comes out of order for its player: then nothing is stored, ``submit_all`` must."""
-    return await stored_unlocked(connection, runs, await read_batch(connection, runs, lock=False))
-
-
 async def stored_unlocked(
     connection: Connection, runs: list[NewRun], rows: list[asyncpg.Record]
 ) -> list[Outcome] | None:
-    """``submit_unlocked`` once ``rows`` are read (``read_batch`` without the lock)."""
+    """``submit_all`` without a transaction, once ``rows`` are read (``read_batch``
+    without the lock): the write is one statement that first locks the players and
+    stores nothing if a streak read has changed meanwhile. None when that happened, or
+    when a run of the batch came after it read the run's date (stored by another batch),
+    or when a date comes out of order for its player: then nothing is stored,
+    ``submit_all`` must."""
     batch = Batch(runs, rows)
     if batch.out_of_order:
         return None
