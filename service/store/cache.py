@@ -23,6 +23,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.crc import key_slot
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException, RedisError
 
 log = logging.getLogger("shutbox.cache")
@@ -55,7 +56,14 @@ def connect_redis(url: str) -> RedisClient:
             retry=Retry(NoBackoff(), retries=0),
         )
     return Redis.from_url(
-        url, socket_timeout=0.5, socket_connect_timeout=0.5, health_check_interval=10
+        url,
+        socket_timeout=0.5,
+        socket_connect_timeout=0.5,
+        health_check_interval=10,
+        # A pooled connection that Redis closed (a restart, a killed client) fails on its
+        # next command: try that command once more, at once, on a new connection, rather
+        # than read Redis as down. A timeout is not retried: it already cost 0.5 s.
+        retry=Retry(NoBackoff(), retries=1, supported_errors=(RedisConnectionError,)),
     )
 
 
@@ -138,16 +146,25 @@ class Cache:
         if self.redis is None:
             return "not configured"
         try:
-            await _find_nodes(self.redis)
-            if isinstance(self.redis, RedisCluster):  # up: every primary answers
-                await self.redis.ping(target_nodes=RedisCluster.PRIMARIES)
-            else:
-                await self.redis.ping()
+            try:
+                await self._ping(self.redis)
+            except RedisConnectionError:
+                # A connection Redis closed (a node restarted): the cluster's client does
+                # not retry (see connect_redis), so ask once more, on a new connection.
+                await self._ping(self.redis)
         except REDIS_FAILURES:
             self._down_until = time.monotonic() + RETRY_AFTER_SECONDS
             return "down"
         self._down_until = 0.0
         return "up"
+
+    @staticmethod
+    async def _ping(redis: RedisClient) -> None:
+        await _find_nodes(redis)
+        if isinstance(redis, RedisCluster):  # up: every primary answers
+            await redis.ping(target_nodes=RedisCluster.PRIMARIES)
+        else:
+            await redis.ping()
 
     async def close(self) -> None:
         if self.redis is not None:

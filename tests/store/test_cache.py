@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
+from typing import Any
 
 import pytest
+from redis.asyncio import Redis, RedisCluster
 
 from service.settings import Settings, SettingsError
 from service.store.cache import Cache, RedisClient
@@ -30,6 +33,50 @@ async def test_a_copy_from_redis_expires_in_this_process_too(shared_redis_url: s
     finally:
         await writer.close()
         await reader.close()
+
+
+async def test_connections_redis_closed_are_replaced_not_read_as_redis_down(
+    shared_redis_url: str,
+) -> None:
+    """A restart of Redis closes every pooled connection: the next command on each must
+    find Redis up (readiness, the cache), not fail once and fall back."""
+    cache = Cache.connect(shared_redis_url, f"shutbox-test-cache-{secrets.token_hex(4)}:")
+    try:
+        closed = await close_pooled_connections(cache)
+        assert closed > 1  # several pooled connections
+        assert [await cache.state() for _ in range(closed)] == ["up"] * closed
+        if not cache.clustered:  # one Redis's client retries every command once
+            await close_pooled_connections(cache)
+            await cache.set("k", b"v")
+            await cache.local.delete("k")
+            assert await cache.get("k") == b"v" and cache.usable
+    finally:
+        await cache.close()
+
+
+async def close_pooled_connections(cache: Cache) -> int:
+    """Opens several connections to each of the cache's Redis nodes, then has each node
+    close them, as a restart would; only these: the machine's Redis serves other tests."""
+    redis = cache.redis
+    assert redis is not None
+    if isinstance(redis, RedisCluster):
+        await redis.initialize()
+    nodes: list[tuple[str, int, Any]] = (
+        [(node.host, node.port, node) for node in redis.get_primaries()]
+        if isinstance(redis, RedisCluster)
+        else [(redis.connection_pool.connection_kwargs["host"],
+               redis.connection_pool.connection_kwargs["port"], None)]
+    )  # fmt: skip
+    closed = 0
+    for host, port, node in nodes:
+        options = {"target_nodes": node} if node is not None else {}
+        ids = await asyncio.gather(
+            *(redis.execute_command("CLIENT ID", **options) for _ in range(4))
+        )
+        async with Redis(host=host, port=port) as killer:
+            for connection in set(ids):
+                closed += await killer.client_kill_filter(_id=connection)
+    return closed
 
 
 @pytest.mark.parametrize("url", [None, UNREACHABLE_REDIS_URL, UNREACHABLE_CLUSTER_URL])
