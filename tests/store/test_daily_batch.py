@@ -297,37 +297,93 @@ def new_database() -> Iterator[str]:
         yield url
 
 
-async def test_a_batch_looks_its_rows_up_by_key_however_few_there_were_when_planned(
+async def test_a_batch_reads_as_few_rows_with_a_full_month_as_with_an_empty_one(
     new_database: str,
 ) -> None:
-    """PL/pgSQL keeps a statement's plan for the session: planned while a month's runs
-    and the streaks were few, a sequential scan would read the whole month on every
-    batch until the next ANALYZE (a new month at midnight, under the day's first rush).
-    The batch functions look rows up by key whatever the planner saw: no sequential
-    scan of the runs or the streaks, from the first batch of a new database on."""
+    """PL/pgSQL and prepared statements keep their plans for the session: planned while a
+    month's runs, the streaks and the players were few, a scan of a whole table (or of
+    a whole index) is as cheap as a lookup, and would then read the whole month on every
+    batch until the next ANALYZE (a new database; a new month at midnight, under the
+    day's first rush). A batch looks its rows up by key whatever the planner saw: the
+    rows it reads do not grow with the rows stored."""
     pool = await create_pool(new_database, max_size=1)  # one session: the plans it keeps
     try:
         async with pool.acquire() as connection:
             await migrate(connection)
         day = NOW.date()
         await daily.make_partitions(pool, day, day)
-        players_ = await new_players(pool, 40)
+        month = f"daily_runs_{day:%Y_%m}"
+        tables = ["players", "streaks", month]
+        for table in tables:  # no ANALYZE meanwhile: the plans stay as made
+            await pool.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = off)")
+        tokens = [players.new_token() for _ in range(40)]
+        ids = [(await players.create(pool, None, "UTC", NOW, token)).id for token in tokens]
 
-        async def sequential_scans() -> int:
+        async def rows_read() -> int:
             await pool.execute("SELECT pg_stat_force_next_flush()")
-            scans: int = await pool.fetchval(
-                "SELECT sum(seq_scan) FROM pg_stat_user_tables"
-                " WHERE relname = 'streaks' OR relname LIKE 'daily_runs_%'"
+            read: int = await pool.fetchval(
+                """SELECT (SELECT sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))
+                           FROM pg_stat_user_tables WHERE relname = ANY($1))
+                        + (SELECT sum(idx_tup_read) FROM pg_stat_user_indexes
+                           WHERE relname = ANY($1))""",
+                tables,
             )
             await pool.execute("SELECT pg_stat_clear_snapshot()")
-            return scans
+            return read
 
-        before = await sequential_scans()
-        for n in range(0, 40, 2):  # past the first 5 calls: PL/pgSQL's generic plans
-            runs = [submission(player, day, n % 7) for player in players_[n : n + 2]]
-            outcomes = await daily.submit_batch(pool, runs)
-            assert all(isinstance(o, daily.Stored) and o.created for o in outcomes)
-        assert await sequential_scans() == before
+        async def batches(first: int, last: int) -> None:
+            """Two runs a batch, sent by player and by token in turn."""
+            for n in range(first, last, 2):
+                if n % 4:
+                    runs = [submission(player, day, n % 7) for player in ids[n : n + 2]]
+                    outcomes = await daily.submit_batch(pool, runs)
+                else:
+                    sent = [
+                        daily.TokenRun(players.token_hash(token), day, [], n % 7, 0, NOW)
+                        for token in tokens[n : n + 2]
+                    ]
+                    answers = await daily.submit_batch_by_tokens(pool, sent)
+                    outcomes = [answer[1] for answer in answers if isinstance(answer, tuple)]
+                assert len(outcomes) == 2
+                assert all(isinstance(o, daily.Stored) and o.created for o in outcomes)
+
+        # Autovacuum's ANALYZE after the first runs, while the tables are small; then
+        # past the first 5 calls of each statement: the generic plans, kept.
+        await batches(0, 4)
+        await pool.execute(f"ANALYZE {', '.join(tables)}")
+        await batches(4, 24)
+        for _ in range(6):
+            await daily.leaderboard(pool, day, 10)
+        # Then a full month: players, their streaks and their runs of this date.
+        earlier = NOW - timedelta(days=1)
+        await pool.execute(
+            """INSERT INTO players (id, time_zone, token_hash, created_at)
+               SELECT gen_random_uuid(), 'UTC', sha256(n::text::bytea), $1
+               FROM generate_series(1, 5000) AS n""",
+            earlier,
+        )
+        await pool.execute(
+            """INSERT INTO streaks (player_id, latest_length, best, last_played)
+               SELECT id, 1, 1, $2 FROM players WHERE created_at = $1""",
+            earlier,
+            day,
+        )
+        await pool.execute(
+            """INSERT INTO daily_runs
+               SELECT id, $2, gen_random_uuid(), '[]', 3, 0, 0, 0, 1, 1, 1, $2, true, $1
+               FROM players WHERE created_at = $1""",
+            earlier,
+            day,
+        )
+        before = await rows_read()
+        await batches(24, 40)
+        per_run = (await rows_read() - before) / 16
+        assert per_run < 50, f"{per_run} rows read a run, with 5,000 runs stored"
+        before = await rows_read()
+        board = await daily.leaderboard(pool, day, 10)
+        assert len(board.top) == 10 and sum(board.histogram.values()) == 40
+        read = await rows_read() - before
+        assert read < 100, f"{read} rows read for the top 10 of 5,040 runs"
     finally:
         await pool.close()
 
