@@ -151,6 +151,11 @@ async def _init_connection(connection: asyncpg.Connection, statement_timeout: fl
         await connection.set_type_codec(
             type_name, schema="pg_catalog", encoder=_encode_json, decoder=msgspec.json.decode
         )
+    # The service reads rows by key. A plan made while a table was nearly empty (a new
+    # database, a month's partition after its first runs), and kept for the session as
+    # a prepared statement's, would otherwise scan it whole at every call, however much
+    # it has grown, until the next ANALYZE: no sequential scan where an index serves.
+    await connection.execute("SET enable_seqscan = off")
     # A timeout the database already has (its configuration, the role's, the URL's) is
     # kept; without one, a statement stuck behind a lock would hold its request forever.
     if statement_timeout > 0:

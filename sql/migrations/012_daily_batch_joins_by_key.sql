@@ -14,7 +14,9 @@
 -- - the batch functions join by nested loops without materialising: each row of the
 --   batch looks up its rows by key;
 -- - the players of a batch sent with tokens are found by daily_batch_read_by_tokens,
---   a function with the same settings, instead of a query that the client prepares.
+--   and the leaderboard read by day_leaderboard: functions with the same settings,
+--   instead of queries that the client prepares (whose sessions the service runs with
+--   sequential scans off: service.store.db).
 DROP INDEX daily_runs_by_day_score;
 CREATE INDEX daily_runs_by_day_score ON daily_runs (day, score, submitted_at)
     WHERE score >= 0;
