@@ -20,7 +20,7 @@ from service.store.cache import Cache
 from service.store.db import QUERIES, create_pool, migrate
 from service.store.ranks import Histograms, Rank
 from service.store.runs import AlreadyPlayed
-from tests.conftest import REDIS_URL, own_database
+from tests.conftest import REDIS_URL, SECRET, own_database
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
@@ -54,7 +54,8 @@ async def new_players(pool: asyncpg.Pool, count: int) -> list[uuid.UUID]:
 
 async def days_with_dice(pool: asyncpg.Pool, cache: Cache, *days: date) -> None:
     for day in days:
-        await sequences.issue(pool, cache, b"secret", daily_sequence_id(day), Rules(), NOW)
+        # The secret the API's tests issue with: they share this session's database.
+        await sequences.issue(pool, cache, SECRET.encode(), daily_sequence_id(day), Rules(), NOW)
         await daily.make_partitions(pool, day, day)
 
 
@@ -398,6 +399,27 @@ async def test_reads_do_not_grow_with_a_month_planned_nearly_empty(new_database:
     finally:
         await cache.close()
         await pool.close()
+
+
+async def test_statements_of_the_service_are_never_jit_compiled(pool: asyncpg.Pool) -> None:
+    """A scan method turned off still costs its huge "disabled" cost where nothing else
+    serves (a sort, say), past jit_above_cost: the plan would be compiled at every call
+    (the leaderboard took 150 ms so, for 0.2 ms of work). The service's sessions and its
+    functions that turn methods off run without JIT; sequential scans are off."""
+    assert await pool.fetchval("SHOW jit") == "off"
+    assert await pool.fetchval("SHOW enable_seqscan") == "off"
+    configs = await pool.fetch(
+        "SELECT proname, proconfig FROM pg_proc"
+        " WHERE pronamespace = 'public'::regnamespace AND proconfig IS NOT NULL"
+    )
+    assert {row["proname"] for row in configs} >= {
+        "daily_batch_read",
+        "daily_batch_read_by_tokens",
+        "daily_batch_write",
+        "day_leaderboard",
+    }
+    for row in configs:
+        assert "jit=off" in row["proconfig"], row["proname"]
 
 
 async def test_runs_sent_with_tokens_find_their_players_in_the_batch(
