@@ -18,9 +18,38 @@ SELECT * FROM daily_batch_read($1::uuid[], $2::uuid[], $3::date[], $4::date[], $
 
 -- name: daily_batch_read_by_tokens
 -- daily_batch_read for runs sent with their players' bearer tokens, the players looked up
--- in the same round trip (see the function): the token hashes ($1) and the dates ($2) of
--- the runs, one each a run, and their dates sorted ($3).
-SELECT * FROM daily_batch_read_by_tokens($1::bytea[], $2::date[], $3::date[]);
+-- in the same round trip: the token hashes ($1) and the dates ($2) of the runs, one each
+-- a run, and their dates sorted ($3). First a 'player' row for each token hash that is a
+-- player's (player_id, token_hash and the columns of players_by_token), then
+-- daily_batch_read's rows for the runs of the players found.
+WITH found AS MATERIALIZED (
+    SELECT p.id, p.name, p.time_zone, p.created_at, p.time_zone_changed_at,
+           p.closed_before, p.language, p.token_hash
+    FROM players p
+    WHERE p.token_hash = ANY($1::bytea[])
+), asked AS MATERIALIZED (
+    SELECT f.id AS player_id, t.day, t.at
+    FROM unnest($1::bytea[], $2::date[]) WITH ORDINALITY AS t(token_hash, day, at)
+    JOIN found f ON f.token_hash = t.token_hash
+)
+SELECT 'player' AS kind, f.id AS player_id, NULL::date AS day, NULL::uuid AS id,
+       NULL::jsonb AS moves, NULL::integer AS score, NULL::integer AS best_possible,
+       NULL::integer AS rank_better, NULL::integer AS rank_worse,
+       NULL::integer AS rank_players, NULL::integer AS streak_current,
+       NULL::integer AS streak_best, NULL::date AS streak_last_played,
+       NULL::boolean AS played_today, NULL::timestamptz AS submitted_at,
+       NULL::integer[] AS scores, NULL::integer[] AS players, f.token_hash, f.name,
+       f.time_zone, f.created_at, f.time_zone_changed_at, f.closed_before, f.language
+FROM found f
+UNION ALL
+SELECT r.*, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+FROM daily_batch_read(
+    ARRAY(SELECT DISTINCT a.player_id FROM asked a ORDER BY 1),
+    ARRAY(SELECT a.player_id FROM asked a ORDER BY a.at),
+    ARRAY(SELECT a.day FROM asked a ORDER BY a.at),
+    $3::date[],
+    false
+) AS r;
 
 -- name: daily_batch_write
 -- Store official runs ($1, JSON), their players' streaks after them ($2, JSON) and their

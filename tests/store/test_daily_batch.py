@@ -414,7 +414,6 @@ async def test_statements_of_the_service_are_never_jit_compiled(pool: asyncpg.Po
     )
     assert {row["proname"] for row in configs} >= {
         "daily_batch_read",
-        "daily_batch_read_by_tokens",
         "daily_batch_write",
         "day_leaderboard",
     }
