@@ -172,10 +172,10 @@ def _encode_json(value: object) -> str:
 
 async def _keep_session(connection: asyncpg.Connection) -> None:
     """Hand a connection back to the pool as it is. The service keeps no session state
-    (no LISTEN, no session settings but the statement timeout of ``_init_connection``,
-    advisory locks only per transaction, the start-up migration lock released
-    explicitly), so the default reset (RESET ALL, UNLISTEN *, CLOSE ALL, unlock all)
-    would only cost a round trip per request, and undo the timeout."""
+    (no LISTEN, no session settings but those of ``_init_connection``, advisory locks
+    only per transaction, the start-up migration lock released explicitly), so the
+    default reset (RESET ALL, UNLISTEN *, CLOSE ALL, unlock all) would only cost a round
+    trip per request, and undo those settings."""
 
 
 async def create_pool(
