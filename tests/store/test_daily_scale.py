@@ -129,6 +129,48 @@ async def test_queries_of_a_date_read_one_partition(pool: asyncpg.Pool) -> None:
             assert after[partitions[1]] == before[partitions[1]], query
 
 
+async def test_a_batch_sets_up_scans_of_its_dates_partitions_alone(pool: asyncpg.Pool) -> None:
+    """A batch's read must not cost more with every month the service has run: it sets
+    up no scan of another month's partition, which a scan set up would lock the index of
+    until the transaction ends. With a player's date out of order, it reads every month
+    of that player (the one statement that must)."""
+    await daily.make_partitions(pool, date(2133, 1, 1), date(2133, 12, 31))
+    day = date(2133, 5, 5)
+    ids = await new_players(pool, 3)
+    await daily.submit_batch(pool, [submission(ids[0], day, 4)])
+    runs = [submission(player, day, 4) for player in ids]
+
+    async def indexes_locked(connection: asyncpg.Connection, lock: bool) -> set[str]:
+        async with connection.transaction():
+            await daily.read_batch(connection, runs, lock=lock)
+            rows = await connection.fetch(
+                "SELECT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation"
+                " WHERE l.pid = pg_backend_pid() AND c.relkind = 'i'"
+                " AND c.relname LIKE 'daily_runs_2133%'"
+            )
+        return {row["relname"] for row in rows}
+
+    async with pool.acquire() as connection:
+        for lock in (False, True):
+            for _ in range(7):  # past the first 5 calls: the generic plans, kept
+                locked = await indexes_locked(connection, lock)
+            assert locked and all(name.startswith("daily_runs_2133_05") for name in locked), locked
+        runs.append(submission(ids[1], day - timedelta(days=40), 3))  # a second date: out of order
+        locked = await indexes_locked(connection, False)
+    assert any(name.startswith("daily_runs_2133_01") for name in locked), locked
+
+
+async def test_the_leaderboard_keeps_one_plan(pool: asyncpg.Pool) -> None:
+    """Planned for the date of each call, the leaderboard's statement cost more with
+    every month's partition (planning looks at each): it keeps its generic plan, which
+    leaves the other months out when it runs (``test_queries_of_a_date_read_one_partition``)."""
+    config = await pool.fetchval(
+        "SELECT proconfig FROM pg_proc WHERE proname = 'day_leaderboard'"
+        " AND pronamespace = 'public'::regnamespace"
+    )
+    assert "plan_cache_mode=force_generic_plan" in config
+
+
 async def test_partitions_are_made_ahead_and_again_safely(pool: asyncpg.Pool) -> None:
     now = datetime(2132, 6, 15, tzinfo=UTC)
     await daily.make_partitions_ahead(pool, date(2132, 5, 1), now)
