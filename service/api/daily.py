@@ -430,7 +430,9 @@ class DailyController(Controller):
         request: AnyRequest,
         services: ServicesDep,
         day: DatePath,
-        limit: Annotated[int, QueryParameter(ge=1, le=100, description="How many top runs.")] = 10,
+        limit: Annotated[
+            int, QueryParameter(ge=1, le=daily.TOP_MOST, description="How many top runs.")
+        ] = 10,
     ) -> Leaderboard:
         when = parse_date(day)
         now = services.clock.now()

@@ -32,6 +32,8 @@ from service.store.runs import AlreadyPlayed
 COUNTER_SHARDS: Final = 16
 """Counter rows per (date, score): concurrent transactions rarely update the same one."""
 PARTITIONS_AHEAD: Final = timedelta(days=62)
+TOP_MOST: Final = 100
+"""The most runs a leaderboard lists (``day_leaderboard`` reads this many at most)."""
 
 
 class NewRun(msgspec.Struct, frozen=True):
@@ -440,8 +442,8 @@ class DayBoard(msgspec.Struct, frozen=True):
 
 
 async def leaderboard(pool: asyncpg.Pool, day: date, limit: int) -> DayBoard:
-    """The histogram and the ``limit`` best runs of a date, read in one statement: a run
-    committed meanwhile is in both or in neither."""
+    """The histogram and the ``limit`` best runs of a date (``TOP_MOST`` at most), read in
+    one statement: a run committed meanwhile is in both or in neither."""
     row = await pool.fetchrow(QUERIES.day_leaderboard, day, limit)
     assert row is not None  # an aggregate: always one row
     return DayBoard(

@@ -73,8 +73,8 @@ GROUP BY day, score;
 
 -- name: day_leaderboard
 -- A date's leaderboard in one statement, so from one snapshot: how many players ended on
--- each score, and the best $2 runs, best first (ties in order of submission): scores,
--- players, top_names, top_scores (see the function).
+-- each score, and the best $2 runs (100 at most), best first (ties in order of
+-- submission): scores, players, top_names, top_scores (see the function).
 SELECT * FROM day_leaderboard($1::date, $2::integer);
 
 -- name: history
