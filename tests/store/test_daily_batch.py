@@ -20,6 +20,7 @@ from service.store.cache import Cache
 from service.store.db import QUERIES, create_pool, migrate
 from service.store.ranks import Histograms, Rank
 from service.store.runs import AlreadyPlayed
+from service.store.synth import synth_day
 from tests.conftest import REDIS_URL, SECRET, own_database
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
@@ -396,6 +397,45 @@ async def test_reads_do_not_grow_with_a_month_planned_nearly_empty(new_database:
         assert len(board.top) == 10 and sum(board.histogram.values()) == 40
         read = await rows_read() - before
         assert read < 100, f"{read} rows read for the top 10 of 5,040 runs"
+    finally:
+        await cache.close()
+        await pool.close()
+
+
+async def test_the_leaderboard_reads_its_top_not_its_date(new_database: str) -> None:
+    """The leaderboard keeps one plan, made without knowing its limit: that plan must
+    read the date's best runs in order and stop. Planned for a limit of a tenth of the
+    date's runs, PostgreSQL sorted the whole date instead, in parallel (half a second a
+    call on a date of a million; already so on a date of 10,000 runs, as here)."""
+    pool = await create_pool(new_database, max_size=1)  # one session: the plan it keeps
+    cache = Cache.connect(None, "top:")
+    try:
+        async with pool.acquire() as connection:
+            await migrate(connection)
+        day = NOW.date()
+        assert await synth_day(pool, cache, SECRET.encode(), day, 10_000, seed=3) == 10_000
+        await pool.execute("VACUUM ANALYZE")
+        partition = f"daily_runs_{day:%Y_%m}"
+
+        async def rows_read() -> int:
+            await pool.execute("SELECT pg_stat_force_next_flush()")
+            read: int = await pool.fetchval(
+                """SELECT coalesce(t.idx_tup_fetch, 0) + coalesce(t.seq_tup_read, 0)
+                          + (SELECT sum(i.idx_tup_read) FROM pg_stat_user_indexes i
+                             WHERE i.relid = t.relid)
+                   FROM pg_stat_user_tables t WHERE t.relname = $1""",
+                partition,
+            )
+            await pool.execute("SELECT pg_stat_clear_snapshot()")
+            return read
+
+        for limit in (10, 3, 10, 3, 10, 3, 10):  # past the first 5 calls: the plan kept
+            before = await rows_read()
+            board = await daily.leaderboard(pool, day, limit)
+            read = await rows_read() - before
+            assert len(board.top) == limit and sum(board.histogram.values()) == 10_000
+            assert [score for _name, score in board.top] == sorted(board.histogram)[:1] * limit
+            assert read <= 2 * daily.TOP_MOST, f"{read} rows read for a top {limit} of 10,000"
     finally:
         await cache.close()
         await pool.close()
