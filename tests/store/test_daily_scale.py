@@ -160,17 +160,6 @@ async def test_a_batch_sets_up_scans_of_its_dates_partitions_alone(pool: asyncpg
     assert any(name.startswith("daily_runs_2133_01") for name in locked), locked
 
 
-async def test_the_leaderboard_keeps_one_plan(pool: asyncpg.Pool) -> None:
-    """Planned for the date of each call, the leaderboard's statement cost more with
-    every month's partition (planning looks at each): it keeps its generic plan, which
-    leaves the other months out when it runs (``test_queries_of_a_date_read_one_partition``)."""
-    config = await pool.fetchval(
-        "SELECT proconfig FROM pg_proc WHERE proname = 'day_leaderboard'"
-        " AND pronamespace = 'public'::regnamespace"
-    )
-    assert "plan_cache_mode=force_generic_plan" in config
-
-
 async def test_partitions_are_made_ahead_and_again_safely(pool: asyncpg.Pool) -> None:
     now = datetime(2132, 6, 15, tzinfo=UTC)
     await daily.make_partitions_ahead(pool, date(2132, 5, 1), now)
