@@ -73,14 +73,13 @@ class Cache:
         self.prefix = prefix
         self.local = MemoryStore()
         self._down_until = 0.0
+        # Asked of every rate-limited request; the cluster client's class answers
+        # ``isinstance`` slowly (its bases are protocols).
+        self.clustered = isinstance(redis, RedisCluster)
 
     @classmethod
     def connect(cls, url: str | None, prefix: str) -> Cache:
         return cls(connect_redis(url) if url else None, prefix)
-
-    @property
-    def clustered(self) -> bool:
-        return isinstance(self.redis, RedisCluster)
 
     def key(self, tag: str, *parts: str) -> str:
         """The Redis key ``<prefix>{<tag>}:<parts>``: keys of one tag share a hash slot,
