@@ -25,11 +25,12 @@ from service.api.schemas import (
     Streak,
     move_in,
     move_out,
+    result_as,
     run_result,
 )
 from service.calendar import open_dates
 from service.i18n import player_language
-from service.rules.analysis import report
+from service.rules.analysis import Report, report
 from service.rules.dice import daily_sequence_id
 from service.rules.replay import Move
 from service.rules.ruleset import Rules
@@ -38,7 +39,7 @@ from service.store.cache import Cache
 from service.store.daily import DailyRun, NewRun, NotOpen, Stored, TokenRun
 from service.store.db import Connection
 from service.store.players import PlayerRow
-from service.store.ranks import Histograms, Rank
+from service.store.ranks import Histograms
 from service.store.sequences import IssuedSequence
 
 _moves = msgspec.json.Decoder(list[MoveIn])
@@ -96,12 +97,11 @@ class DailyRuns:
             raise DateNotOpen(day, player, now)
         issued = await self.dice(day, now)
         verified = report(issued.rules, issued.dice, moves, issued.id)
-        result = run_result(verified, issued.id)
         new = NewRun(
             player_id=player.id,
             day=day,
-            moves=msgspec.to_builtins(result.moves),
-            score=result.score,
+            moves=msgspec.to_builtins([move_out(m) for m in verified.run.moves]),
+            score=verified.run.score,
             best_possible=verified.analysis.best_possible,
             submitted_at=now,
             time_zone=player.time_zone,
@@ -112,7 +112,7 @@ class DailyRuns:
             stored = await daily.submit(connection, new)
         # The stored run has these very moves (an identical resubmission too): its answer
         # is the one just verified, with what the store decided.
-        return stored.created, submitted(result, stored.run, stored.run.rank_at_submission)
+        return stored.created, submitted(verified, issued.id, stored.run)
 
     async def submit_by_token(
         self, token_hash: bytes, day: date, moves: Sequence[Move], now: datetime
@@ -136,8 +136,7 @@ class DailyRuns:
         except NotOpen as refused:
             raise DateNotOpen(day, refused.player, now) from None
         player_language(player.language)
-        result = run_result(verified, issued.id)
-        return player, stored.created, submitted(result, stored.run, stored.run.rank_at_submission)
+        return player, stored.created, submitted(verified, issued.id, stored.run)
 
     async def official(self, player_id: uuid.UUID, day: date) -> DailyRun | None:
         return await daily.official_run(self.pool, player_id, day)
@@ -158,7 +157,7 @@ def _stored(result: RunResult, run: DailyRun) -> dict[str, Any]:
     return msgspec.structs.asdict(result) | {"run_id": str(run.id), "official": True}
 
 
-def submitted(result: RunResult, run: DailyRun, rank: Rank) -> DailyRunResult:
+def submitted(verified: Report, sequence: str, run: DailyRun) -> DailyRunResult:
     """A submission's answer: its verified result, its id, the streak after it and its
     rank as it stood then."""
     streak = Streak(
@@ -167,4 +166,12 @@ def submitted(result: RunResult, run: DailyRun, rank: Rank) -> DailyRunResult:
         last_played=run.streak_last_played,
         played_today=run.played_today,
     )
-    return DailyRunResult(**_stored(result, run), streak=streak, rank=rank)
+    return result_as(
+        DailyRunResult,
+        verified,
+        sequence,
+        run_id=str(run.id),
+        official=True,
+        streak=streak,
+        rank=run.rank_at_submission,
+    )

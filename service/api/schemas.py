@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from datetime import date, datetime
-from functools import cache
-from typing import Annotated, Final, Literal
+from functools import cache, lru_cache
+from typing import Annotated, Any, Final, Generic, Literal, TypeVar
 
 import msgspec
 from msgspec import Meta
 
 from service.calendar import StreakRuns, current_streak
 from service.i18n import LOCALISED, N_, Language, _, current, speaking
-from service.rules.analysis import COMPUTER_RUNS_KEPT, Analysis, Label, Report
+from service.rules.analysis import COMPUTER_RUNS_KEPT, Analysis, Label, MoveAnalysis, Report
 from service.rules.computers import ComputerRun
 from service.rules.replay import Move
 from service.rules.ruleset import MoveRule, OneDie, Roll, Rules, Scoring, tiles_of
@@ -65,6 +66,7 @@ class RulesOut(msgspec.Struct, frozen=True, omit_defaults=True):
     start: list[int] | None = None
 
 
+@lru_cache(maxsize=256)
 def rules_out(rules: Rules) -> RulesOut:
     return RulesOut(
         tiles=rules.tiles,
@@ -148,60 +150,97 @@ def label_words(language: Language) -> dict[Label, str]:
         return {label: _(words) for label, words in LABEL_WORDS.items()}
 
 
-def _analysis_out(analysis: Analysis) -> AnalysisOut:
-    words = label_words(current())
-    return AnalysisOut(
-        best_possible=analysis.best_possible,
-        best_line=[move_out(m) for m in analysis.best_line],
-        could_be_better=list(analysis.could_be_better),
-        total_cost=analysis.total_cost,
-        moves=[
-            MoveAnalysisOut(
-                index=m.index,
-                roll=m.roll,
-                dice_used=m.dice_used,
-                chosen=list(m.chosen),
-                best=list(m.best),
-                hindsight_best=move_out(m.hindsight_best),
-                hindsight_cost=m.hindsight_cost,
-                expected_score=m.expected_score,
-                best_expected_score=m.best_expected_score,
-                dice_loss=m.dice_loss,
-                expected_loss=m.expected_loss,
-                label=m.label,
-                label_text=words[m.label],
-            )
-            for m in analysis.moves
-        ],
+Kept = TypeVar("Kept")
+Shown = TypeVar("Shown")
+
+
+class ShownOnce(Generic[Kept, Shown]):
+    """An answer's section made of an object the rules core keeps and hands to every run
+    on a sequence again (a computer player's run, a graded roll, a best line): made once
+    per object (and ``variant``, e.g. a language) and kept beside it, by identity (the
+    object held, so that its id stays its own). The ``kept`` most recently shown stay."""
+
+    def __init__(self, show: Callable[[Kept, Any], Shown], kept: int) -> None:
+        self._show = show
+        self._kept = kept
+        self._shown: OrderedDict[tuple[int, Hashable], tuple[Kept, Shown]] = OrderedDict()
+
+    def __call__(self, obj: Kept, variant: Hashable = None) -> Shown:
+        key = (id(obj), variant)
+        found = self._shown.get(key)
+        if found is not None and found[0] is obj:
+            self._shown.move_to_end(key)
+            return found[1]
+        shown = self._show(obj, variant)
+        self._shown[key] = (obj, shown)
+        if len(self._shown) > self._kept:
+            self._shown.popitem(last=False)
+        return shown
+
+
+def _move_analysis_out(m: MoveAnalysis, language: Language) -> MoveAnalysisOut:
+    return MoveAnalysisOut(
+        index=m.index,
+        roll=m.roll,
+        dice_used=m.dice_used,
+        chosen=list(m.chosen),
+        best=list(m.best),
+        hindsight_best=move_out(m.hindsight_best),
+        hindsight_cost=m.hindsight_cost,
+        expected_score=m.expected_score,
+        best_expected_score=m.best_expected_score,
+        dice_loss=m.dice_loss,
+        expected_loss=m.expected_loss,
+        label=m.label,
+        label_text=label_words(language)[m.label],
     )
 
 
-def _computer_out(run: ComputerRun) -> ComputerOut:
-    return ComputerOut(score=run.score, shut=run.shut, moves=[move_out(m) for m in run.moves])
+# The core grades a roll once a sequence (``GRADED_KEPT`` a sequence) and keeps a
+# sequence's best line: most runs are shown from sections made already.
+_graded_shown = ShownOnce(_move_analysis_out, kept=8192)
+_line_shown: ShownOnce[tuple[Move, ...], list[MoveOut]] = ShownOnce(
+    lambda line, _: [move_out(m) for m in line], kept=1024
+)
 
 
-_computers_shown: OrderedDict[int, tuple[dict[str, ComputerRun], Computers]] = OrderedDict()
+def _analysis_out(analysis: Analysis) -> AnalysisOut:
+    language = current()
+    return AnalysisOut(
+        best_possible=analysis.best_possible,
+        best_line=_line_shown(analysis.best_line),
+        could_be_better=list(analysis.could_be_better),
+        total_cost=analysis.total_cost,
+        moves=[_graded_shown(m, language) for m in analysis.moves],
+    )
 
 
-def computers_out(runs: dict[str, ComputerRun]) -> Computers:
-    """The computer players' section of an answer. The core keeps their runs per
-    sequence (``computers_on``): every run on the sequence hands the same dict, so its
-    section is made once and kept beside it (by identity, the dict held so that its
-    id stays its own)."""
-    kept = _computers_shown.get(id(runs))
-    if kept is not None and kept[0] is runs:
-        _computers_shown.move_to_end(id(runs))
-        return kept[1]
-    shown = Computers(**{name: _computer_out(c) for name, c in runs.items()})
-    _computers_shown[id(runs)] = (runs, shown)
-    if len(_computers_shown) > COMPUTER_RUNS_KEPT:
-        _computers_shown.popitem(last=False)
-    return shown
+def _computers_out(runs: dict[str, ComputerRun], _: object) -> Computers:
+    return Computers(
+        **{
+            name: ComputerOut(score=c.score, shut=c.shut, moves=[move_out(m) for m in c.moves])
+            for name, c in runs.items()
+        }
+    )
+
+
+computers_out: ShownOnce[dict[str, ComputerRun], Computers] = ShownOnce(
+    _computers_out, kept=COMPUTER_RUNS_KEPT
+)
+"""The computer players' section of an answer. The core keeps their runs per sequence
+(``computers_on``): every run on the sequence hands the same dict."""
+
+Result = TypeVar("Result", bound="RunResult")
 
 
 def run_result(report: Report, sequence: str | None) -> RunResult:
+    return result_as(RunResult, report, sequence)
+
+
+def result_as(shape: type[Result], report: Report, sequence: str | None, **more: Any) -> Result:
+    """A verified run's answer in ``shape``, a ``RunResult`` with ``more`` fields."""
     run = report.run
-    return RunResult(
+    return shape(
         sequence=sequence,
         rules=rules_out(run.rules),
         dice=list(run.dice),
@@ -212,6 +251,7 @@ def run_result(report: Report, sequence: str | None) -> RunResult:
         shut=run.shut,
         analysis=_analysis_out(report.analysis),
         computer=computers_out(report.computer),
+        **more,
     )
 
 

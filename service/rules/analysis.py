@@ -27,7 +27,7 @@ from typing import Final, Literal
 import msgspec
 
 from service.rules.computers import ComputerRun, play_all
-from service.rules.replay import Move, Run, replay
+from service.rules.replay import Move, Run, Step, replay
 from service.rules.ruleset import OpenTiles, Roll, Rules, tiles_of
 from service.rules.solver import Tables, same, solve
 
@@ -41,17 +41,24 @@ HINDSIGHTS_KEPT: Final = 128
 on 12 tiles: the positions reachable on its dice)."""
 COMPUTER_RUNS_KEPT: Final = 512
 """Sequences whose computer players' runs a process keeps (a few KiB each)."""
+GRADED_KEPT: Final = 256
+"""Rolls whose analysis a sequence's memo keeps (``HindsightMemo.graded``): the first
+ones its players play, the positions they share most (every run starts at the same
+one); under 1 KiB each, some 200 KiB a sequence at most."""
 
 
 class HindsightMemo:
-    """What a hindsight search on one sequence has found so far. It depends only on the
-    variant and the dice, not on which copy of the tables found it, and it holds no
-    tables: a memo kept for a sequence never keeps its variant's tables in memory."""
+    """What a hindsight search on one sequence has found so far, and the rolls graded
+    on it. It depends only on the variant and the dice, not on which copy of the tables
+    found it, and it holds no tables: a memo kept for a sequence never keeps its
+    variant's tables in memory."""
 
     def __init__(self) -> None:
         self.best: dict[tuple[OpenTiles, int], int] = {}
         self.choice: dict[tuple[OpenTiles, int], tuple[int, OpenTiles | None]] = {}
         self.lines: dict[OpenTiles, tuple[Move, ...]] = {}
+        # A roll's analysis, by the start of the turn (its grade's scale) and the step.
+        self.graded: dict[tuple[OpenTiles, Step], MoveAnalysis] = {}
 
 
 class Hindsight:
@@ -184,11 +191,6 @@ def hindsight_memo(rules: Rules, dice: tuple[Roll, ...]) -> HindsightMemo:
     return HindsightMemo()
 
 
-def hindsight_of(rules: Rules, dice: tuple[Roll, ...]) -> Hindsight:
-    """The hindsight search of a sequence on the held tables, with the sequence's memo."""
-    return Hindsight(solve(rules), dice, hindsight_memo(rules.solver_key, dice))
-
-
 @lru_cache(maxsize=COMPUTER_RUNS_KEPT)
 def computers_on(rules: Rules, dice: tuple[Roll, ...], sequence_id: str) -> dict[str, ComputerRun]:
     """Easy, Medium and Hard on a sequence: the same for every run on it."""
@@ -196,53 +198,23 @@ def computers_on(rules: Rules, dice: tuple[Roll, ...], sequence_id: str) -> dict
 
 
 def analyse(tables: Tables, run: Run) -> Analysis:
-    """Hindsight optimum, per-roll costs and expected-score losses of a verified run."""
+    """Hindsight optimum, per-roll costs and expected-score losses of a verified run.
+    A roll is graded once a sequence: every run that plays it from the same position
+    shares its analysis (``HindsightMemo.graded``)."""
     rules = run.rules
-    hindsight = hindsight_of(rules, run.dice)
+    memo = hindsight_memo(rules.solver_key, run.dice)
+    hindsight = Hindsight(tables, run.dice, memo)
     start = rules.start_position
     scale = max(tables.expected[start], 1e-9)
+    graded = memo.graded
     entries: list[MoveAnalysis] = []
     for step in run.steps:
-        position, roll_index, dice_count = step.before, step.index, step.dice
-        after = step.after
-        if step.closed:
-            best_after = hindsight.best(after, roll_index + 1)
-            expected_after = tables.expected[after]
-        else:
-            best_after = tables.score[position]
-            expected_after = float(best_after)
-        best_child = tables.best_kid(position, step.roll, dice_count)
-        best_expected = (
-            tables.expected[best_child] if best_child is not None else float(tables.score[position])
-        )
-        dice_loss = max(
-            tables.expected_by_dice[dice_count][position] - tables.expected[position], 0.0
-        )
-        loss = max(expected_after - best_expected, 0.0) + dice_loss
-        hindsight_dice, hindsight_child = hindsight.choice(position, roll_index)
-        entries.append(
-            MoveAnalysis(
-                index=roll_index,
-                roll=step.roll,
-                dice_used=dice_count,
-                chosen=tiles_of(step.closed),
-                best=tiles_of(position ^ best_child) if best_child is not None else (),
-                hindsight_best=(
-                    Move(
-                        tiles=tiles_of(position ^ hindsight_child)
-                        if hindsight_child is not None
-                        else (),
-                        dice=hindsight_dice,
-                    )
-                ),
-                hindsight_cost=best_after - hindsight.best(position, roll_index),
-                expected_score=expected_after,
-                best_expected_score=best_expected,
-                dice_loss=dice_loss,
-                expected_loss=loss,
-                label=label_for(loss, scale),
-            )
-        )
+        entry = graded.get((start, step))
+        if entry is None:
+            entry = _graded(tables, hindsight, step, scale)
+            if len(graded) < GRADED_KEPT:
+                graded[(start, step)] = entry
+        entries.append(entry)
     best_possible = hindsight.best(start, 0)
     return Analysis(
         best_possible=best_possible,
@@ -250,6 +222,45 @@ def analyse(tables: Tables, run: Run) -> Analysis:
         could_be_better=tuple(e.index for e in entries if e.hindsight_cost > 0),
         total_cost=run.score - best_possible,
         moves=tuple(entries),
+    )
+
+
+def _graded(tables: Tables, hindsight: Hindsight, step: Step, scale: float) -> MoveAnalysis:
+    """One roll of a run measured: against hindsight, and against the expected-score
+    optimum (its label on ``scale``, the expected score of the whole turn)."""
+    position, roll_index, dice_count = step.before, step.index, step.dice
+    after = step.after
+    if step.closed:
+        best_after = hindsight.best(after, roll_index + 1)
+        expected_after = tables.expected[after]
+    else:
+        best_after = tables.score[position]
+        expected_after = float(best_after)
+    best_child = tables.best_kid(position, step.roll, dice_count)
+    best_expected = (
+        tables.expected[best_child] if best_child is not None else float(tables.score[position])
+    )
+    dice_loss = max(tables.expected_by_dice[dice_count][position] - tables.expected[position], 0.0)
+    loss = max(expected_after - best_expected, 0.0) + dice_loss
+    hindsight_dice, hindsight_child = hindsight.choice(position, roll_index)
+    return MoveAnalysis(
+        index=roll_index,
+        roll=step.roll,
+        dice_used=dice_count,
+        chosen=tiles_of(step.closed),
+        best=tiles_of(position ^ best_child) if best_child is not None else (),
+        hindsight_best=(
+            Move(
+                tiles=tiles_of(position ^ hindsight_child) if hindsight_child is not None else (),
+                dice=hindsight_dice,
+            )
+        ),
+        hindsight_cost=best_after - hindsight.best(position, roll_index),
+        expected_score=expected_after,
+        best_expected_score=best_expected,
+        dice_loss=dice_loss,
+        expected_loss=loss,
+        label=label_for(loss, scale),
     )
 
 

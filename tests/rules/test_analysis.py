@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import itertools
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.rules.analysis import Hindsight, label_for, report
+from service.rules.analysis import Hindsight, hindsight_memo, label_for, report
 from service.rules.computers import COMPUTERS, play
 from service.rules.replay import Move, replay
 from service.rules.ruleset import Roll, Rules
@@ -63,6 +64,23 @@ def test_costs_add_up_and_hindsight_beats_every_policy(data: st.DataObject, rule
         assert (entry.label == "best") == (
             entry.expected_loss <= 1e-9 * max(1, entry.expected_score)
         )
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data(), variants(max_tiles=8))
+def test_a_roll_graded_once_a_sequence_is_graded_as_on_its_own(
+    data: st.DataObject, rules: Rules
+) -> None:
+    """Runs on a sequence share the rolls they play from the same position: a run
+    analysed after others (from the full box too) is analysed as on a fresh memo."""
+    tables = solve(rules)
+    dice = data.draw(sequences(rules))
+    moves = data.draw(played_moves(tables, rules, dice))
+    for other in (msgspec.structs.replace(rules, start=None), rules):
+        report(other, dice, data.draw(played_moves(tables, other, dice)), "box/TEST")
+    after_others = report(rules, dice, moves, "box/TEST")
+    hindsight_memo.cache_clear()
+    assert report(rules, dice, moves, "box/TEST") == after_others
 
 
 @settings(max_examples=100, deadline=None)

@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import gc
+import itertools
 import random
 import weakref
+from collections.abc import Iterator
 
 import pytest
 
 from service.rules import analysis, solver
 from service.rules.analysis import (
     COMPUTER_RUNS_KEPT,
+    GRADED_KEPT,
     HINDSIGHTS_KEPT,
     computers_on,
     hindsight_memo,
     report,
 )
-from service.rules.replay import Move
-from service.rules.ruleset import Roll, Rules, tiles_of
+from service.rules.replay import Move, replay
+from service.rules.dice import derive_dice
+from service.rules.ruleset import OpenTiles, Roll, Rules, tiles_of
 
 VARIANTS = [
     Rules(tiles=tiles, one_die=one_die, move_rule=move_rule)
@@ -79,3 +83,35 @@ def test_caches_keyed_by_dice_stay_within_their_bounds(loaded: solver.Loaded) ->
         assert len(loaded) <= 3
     assert hindsight_memo.cache_info().currsize == HINDSIGHTS_KEPT
     assert analysis.HINDSIGHTS_KEPT <= 128  # a memo is up to some tens of KiB on 12 tiles
+
+
+def every_line(rules: Rules, dice: tuple[Roll, ...]) -> Iterator[list[Move]]:
+    """Every legal run on two dice, one after another."""
+
+    def lines(position: OpenTiles, index: int) -> Iterator[list[Move]]:
+        sets = rules.legal_sets(position, dice[index], 2) if position else ()
+        if not sets:
+            yield []
+            return
+        for closed in sets:
+            for rest in lines(position ^ closed, index + 1):
+                yield [Move(tiles=tiles_of(closed)), *rest]
+
+    return lines(rules.start_position, 0)
+
+
+def test_a_sequence_keeps_its_first_graded_rolls_only() -> None:
+    """Runs by the hundred on one sequence: its memo keeps ``GRADED_KEPT`` graded rolls,
+    and a run played past them is analysed as on a fresh memo."""
+    rules = Rules(tiles=12)
+    dice = tuple(derive_dice(b"bounded", "seq-6", rules.rolls))
+    runs = list(itertools.islice(every_line(rules, dice), 1000))
+    steps = {step for moves in runs for step in replay(rules, dice, moves).steps}
+    assert len(steps) > GRADED_KEPT
+    for moves in runs:
+        report(rules, dice, moves, "seq")
+    memo = hindsight_memo(rules.solver_key, dice)
+    assert len(memo.graded) == GRADED_KEPT
+    last = report(rules, dice, runs[-1], "seq")
+    hindsight_memo.cache_clear()
+    assert report(rules, dice, runs[-1], "seq") == last
