@@ -19,8 +19,41 @@ EARLIEST_UTC_OFFSET: Final = timedelta(hours=14)  # a date begins first at UTC+1
 LATEST_UTC_OFFSET: Final = timedelta(hours=12)  # and ends last at UTC-12
 
 
+MINUTE: Final = timedelta(minutes=1)
+DAYS_KEPT: Final = 4096
+"""Time zones whose day at the latest minute asked is kept (``_day``)."""
+_days: dict[str, tuple[int, date, bool]] = {}
+
+
+def day_at(now: datetime, time_zone: str) -> tuple[date, bool]:
+    """Today in ``time_zone`` at ``now``, and whether it is the first ``GRACE`` after its
+    local midnight (yesterday still open)."""
+    zone = ZoneInfo(time_zone)
+    today = now.astimezone(zone).date()
+    return today, now - datetime.combine(today, time(0), tzinfo=zone) < GRACE
+
+
+def _day(now: datetime, time_zone: str) -> tuple[date, bool]:
+    """``day_at``, the same all through a UTC minute (every offset and transition of a
+    zone falls on a whole minute since the 1970s; one that does not is not kept): each
+    official run asks it twice or more, so a zone's answer is kept for its minute."""
+    minute = int(now.timestamp() // 60)
+    found = _days.get(time_zone)
+    if found is not None and found[0] == minute:
+        return found[1], found[2]
+    today, grace = day_at(now, time_zone)
+    zone = ZoneInfo(time_zone)
+    midnight = datetime.combine(today, time(0), tzinfo=zone)
+    offsets = (now.astimezone(zone).utcoffset(), midnight.utcoffset())
+    if all(offset is not None and not offset % MINUTE for offset in offsets):
+        if len(_days) >= DAYS_KEPT:
+            _days.clear()
+        _days[time_zone] = (minute, today, grace)
+    return today, grace
+
+
 def local_today(now: datetime, time_zone: str) -> date:
-    return now.astimezone(ZoneInfo(time_zone)).date()
+    return _day(now, time_zone)[0]
 
 
 def open_dates(
@@ -41,12 +74,10 @@ def open_dates(
     >>> open_dates(oslo, "America/New_York", closed_before=date(2026, 3, 30))
     (datetime.date(2026, 3, 30),)
     """
-    zone = ZoneInfo(time_zone)
-    today = now.astimezone(zone).date()
+    today, grace = _day(now, time_zone)
     if closed_before is not None and today < closed_before:
         return (closed_before,)
-    midnight = datetime.combine(today, time(0), tzinfo=zone)
-    if now - midnight < GRACE and (closed_before is None or today - timedelta(1) >= closed_before):
+    if grace and (closed_before is None or today - timedelta(1) >= closed_before):
         return today, today - timedelta(days=1)
     return (today,)
 

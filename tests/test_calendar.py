@@ -1,14 +1,24 @@
-"""Streaks from the streak row alone agree with streaks from every date played."""
+"""Streaks from the streak row alone agree with streaks from every date played; the
+dates open in a time zone."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.calendar import StreakRuns, streak_after, streak_runs
+from service.calendar import (
+    GRACE,
+    StreakRuns,
+    day_at,
+    local_today,
+    open_dates,
+    streak_after,
+    streak_runs,
+)
 
 FIRST = date(2026, 1, 1)
 # Gaps between dates played: mostly the next day (streaks), sometimes a missed day or more.
@@ -31,3 +41,49 @@ def test_a_date_not_after_the_last_needs_the_dates(offset: int) -> None:
     runs = StreakRuns(latest_length=3, best=4, last_played=FIRST)
     with pytest.raises(ValueError, match="not after the latest date played"):
         streak_after(runs, FIRST + timedelta(days=offset))
+
+
+ZONES = [
+    "UTC",
+    "Europe/Oslo",
+    "America/New_York",
+    "America/Santiago",
+    "Asia/Kathmandu",
+    "Australia/Lord_Howe",
+    "Pacific/Chatham",
+    "America/St_Johns",
+    "Pacific/Kiritimati",
+]
+# Around local midnights and the daylight-saving changes of 2026 and 2027 in these zones.
+instants = st.datetimes(
+    min_value=datetime(2026, 1, 1), max_value=datetime(2027, 12, 31), timezones=st.just(UTC)
+)
+
+
+@settings(max_examples=300)
+@given(st.sampled_from(ZONES), instants, st.lists(st.integers(-200, 200), max_size=12))
+def test_the_day_kept_for_a_minute_is_the_day_of_every_instant_in_it(
+    zone: str, start: datetime, steps: list[int]
+) -> None:
+    """``open_dates`` and ``local_today`` keep a zone's day for a UTC minute: each answers
+    as computed afresh, instant after instant (seconds apart, around the same minutes)."""
+    now = start
+    for step in [0, *steps]:
+        now += timedelta(seconds=step)
+        today, grace = day_at(now, zone)
+        assert local_today(now, zone) == today
+        assert open_dates(now, zone) == ((today, today - timedelta(days=1)) if grace else (today,))
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_the_day_turns_at_local_midnight_and_the_grace_ends_15_minutes_later(zone: str) -> None:
+    local = ZoneInfo(zone)
+    midnight = datetime(2026, 11, 30, tzinfo=local).astimezone(UTC)
+    second = timedelta(seconds=1)
+    for now, expected in (
+        (midnight - second, (date(2026, 11, 29),)),
+        (midnight, (date(2026, 11, 30), date(2026, 11, 29))),
+        (midnight + GRACE - second, (date(2026, 11, 30), date(2026, 11, 29))),
+        (midnight + GRACE, (date(2026, 11, 30),)),
+    ):
+        assert open_dates(now, zone) == expected
