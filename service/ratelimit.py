@@ -179,19 +179,20 @@ class TakenAhead:
         not seen it for ``seen_for(limit)``: a client's first request to a process is
         not kept waiting for a round trip, and what that costs is bounded."""
         held, seen = self._held, self._seen
+        spent: list[str] = []
         unseen: Buckets = []
         for key, limit in buckets:
             found = held.get(key)
             if found is not None and found[1] >= now:
-                continue
-            if ahead(limit) == 1 or seen.get(key, 0.0) >= now or not self._room(now):
+                spent.append(key)
+            elif ahead(limit) == 1 or seen.get(key, 0.0) >= now or not self._room(now):
                 return None
-            unseen.append((key, limit))
-        for key, limit in buckets:
-            if (key, limit) in unseen:
-                self.seen(key, limit, now)
             else:
-                self._spend(key)
+                unseen.append((key, limit))
+        for key in spent:
+            self._spend(key)
+        for key, limit in unseen:
+            self.seen(key, limit, now)
         return unseen
 
     def _room(self, now: float) -> bool:
@@ -315,7 +316,8 @@ class RateLimiter:
         process), else here."""
         if not buckets:
             return 0.0
-        keyed = [(self.cache.key(client, "ratelimit", name), limit) for name, limit in buckets]
+        base = self.cache.key(client, "ratelimit", "")
+        keyed = [(base + name, limit) for name, limit in buckets]
         if self._script is not None and self.cache.usable:
             unseen = self.taken_ahead.first_sight(keyed, time.monotonic())
             if unseen is None:
