@@ -19,8 +19,8 @@ from service.rules.analysis import (
     hindsight_memo,
     report,
 )
-from service.rules.replay import Move, replay
 from service.rules.dice import derive_dice
+from service.rules.replay import Move, replay
 from service.rules.ruleset import OpenTiles, Roll, Rules, tiles_of
 
 VARIANTS = [
