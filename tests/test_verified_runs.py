@@ -1,0 +1,83 @@
+"""A date's runs are verified and analysed once a process: the same answer, bounded."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any, cast
+
+import pytest
+
+from service import daily
+from service.daily import RUNS_KEPT, DailyRuns
+from service.rules.analysis import report
+from service.rules.dice import derive_dice
+from service.rules.errors import IllegalRun
+from service.rules.replay import Move
+from service.rules.ruleset import Rules, tiles_of
+from service.store.sequences import IssuedSequence
+
+STANDARD = Rules()
+
+
+def runs_of() -> DailyRuns:
+    """What ``DailyRuns.verified`` needs: no database, no cache."""
+    nothing = cast(Any, None)
+    return DailyRuns(nothing, nothing, b"", nothing, nothing, nothing)
+
+
+def issued(name: str, rules: Rules = STANDARD) -> IssuedSequence:
+    return IssuedSequence(name, rules, tuple(derive_dice(b"kept", name, rules.rolls)))
+
+
+def first_sets(rules: Rules, sequence: IssuedSequence, choices: list[int]) -> list[Move]:
+    """A legal run: on each roll, the ``choices[i]``-th legal set (wrapping round)."""
+    moves, position = [], rules.start_position
+    for roll, choice in zip(sequence.dice, itertools.chain(choices, itertools.repeat(0))):
+        sets = rules.legal_sets(position, roll, 2) if position else ()
+        if not sets:
+            break
+        closed = sets[choice % len(sets)]
+        moves.append(Move(tiles=tiles_of(closed)))
+        position ^= closed
+    return moves
+
+
+def test_a_run_sent_again_is_answered_from_the_first_verification() -> None:
+    sequence = issued("daily/2026-11-30")
+    runs = runs_of()
+    moves = first_sets(Rules(), sequence, [1, 0, 2])
+    first = runs.verified(sequence, moves)
+    assert runs.verified(sequence, list(moves)) is first
+    assert first == report(sequence.rules, sequence.dice, moves, sequence.id)
+    # Another date's dice: its own runs.
+    other = issued("daily/2026-12-01")
+    assert runs.verified(other, first_sets(Rules(), other, [1, 0, 2])).run.dice == other.dice
+
+
+def test_an_illegal_run_is_refused_every_time_and_never_kept() -> None:
+    sequence = issued("daily/2026-11-30")
+    runs = runs_of()
+    illegal = [Move(tiles=(1, 2, 3, 4, 5, 6, 7, 8, 9))]
+    for _ in range(2):
+        with pytest.raises(IllegalRun):
+            runs.verified(sequence, illegal)
+    assert runs._runs[sequence.id] == {}
+
+
+def test_a_date_keeps_at_most_its_bound_of_runs_and_dates(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(daily, "RUNS_KEPT", 5)
+    rules = Rules(tiles=12)
+    sequence = issued("seq-6", rules)
+    runs = runs_of()
+    distinct = {
+        tuple(first_sets(rules, sequence, list(c))) for c in itertools.product(range(3), repeat=4)
+    }
+    assert len(distinct) > 5
+    for moves in distinct:
+        assert runs.verified(sequence, moves) == report(rules, sequence.dice, moves, sequence.id)
+    assert len(runs._runs[sequence.id]) == 5
+    for n in range(daily.DATES_KEPT + 3):
+        day = issued(f"daily/{n}")
+        runs.verified(day, first_sets(Rules(), day, []))
+    assert len(runs._runs) == daily.DATES_KEPT
+    assert RUNS_KEPT >= 64  # a date's distinct runs are some dozens
