@@ -25,11 +25,13 @@ Everything runs in one go on loopback (127.0.0.1), one server under load at a ti
 - ``POST /v1/daily/{today}/runs`` with every request a new player's first official run
   (201), today being the UTC date by the system clock (open to the UTC players made
   here): players are inserted straight into the database with known random tokens, and
-  ``benchmarks/wrk/new_player_runs.lua`` sends each token once (Medium's play on the
-  day's dice). First at full load, then paced at half the rate reached, open loop, with
-  fresh players: its row reports the rate achieved and the p99 at that load. The answers
-  are counted by status: a 200 would be a player reused (flagged), a wrk thread out of
-  tokens stops and is flagged (``--players-per-second`` sizes the full-load supply);
+  ``benchmarks/wrk/new_player_runs.lua`` sends each token once, with the legal runs a
+  day's players make in turn (``daily_run_bodies``: the computer players' and random
+  legal play, some dozens distinct, as a date's players make). First at full load, then
+  paced at half the rate reached, open loop, with fresh players: its row reports the
+  rate achieved and the p99 at that load. The answers are counted by status: a 200
+  would be a player reused (flagged), a wrk thread out of tokens stops and is flagged
+  (``--players-per-second`` sizes the full-load supply);
 - for reference, the same Daily Dice feed from a second service process with the
   request log off (WARNING), measured between two runs of the feed with it on (the
   feed's row is their mean): what the log costs the feed is printed below the table.
@@ -54,6 +56,7 @@ import gc
 import json
 import math
 import os
+import random
 import re
 import secrets
 import shutil
@@ -75,9 +78,10 @@ import redis
 from litestar import Litestar, get, post
 
 from service.api.schemas import move_out, rules_out
-from service.rules.computers import MEDIUM, play
+from service.rules.computers import COMPUTERS, MEDIUM, play
 from service.rules.dice import derive_dice
-from service.rules.ruleset import Roll, Rules
+from service.rules.replay import Move
+from service.rules.ruleset import Roll, Rules, tiles_of
 from service.rules.solver import solve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -222,14 +226,54 @@ class _DailyDice(msgspec.Struct):
     dice: list[Roll]
 
 
+DAILY_RUNS: Final = 64
+"""Distinct runs the new players send, at most (``daily_run_bodies``)."""
+
+
 def daily_run_body(daily_dice: bytes) -> bytes:
     """A run submission for the dice of a ``GET /v1/daily/{date}`` answer: Medium's play."""
+    return daily_run_bodies(daily_dice, 1)[0]
+
+
+def daily_run_bodies(daily_dice: bytes, most: int = DAILY_RUNS) -> list[bytes]:
+    """Run submissions for the dice of a ``GET /v1/daily/{date}`` answer, as a day's
+    players make them, distinct, ``most`` at most: Medium's play first, then the other
+    computer players', then seeded random legal play (one die or two where the rules let
+    the player choose, then any legal set). A date's players make few distinct runs
+    (random legal play makes some dozens in thousands): these are all of them or most."""
     answer = msgspec.json.decode(daily_dice, type=_DailyDice)
     rules = Rules()
     if answer.rules != msgspec.to_builtins(rules_out(rules)):
         raise SystemExit(f"http_bench: the Daily Dice are not on standard rules: {answer.rules}")
-    moves = play(solve(rules), MEDIUM, rules.full, answer.dice, "x").moves
-    return msgspec.json.encode({"moves": [move_out(m) for m in moves]})
+    tables, dice = solve(rules), tuple(answer.dice)
+    runs = {tuple(play(tables, MEDIUM, rules.full, dice, "x").moves): None}
+    for n, computer in enumerate(COMPUTERS * 10):
+        runs[tuple(play(tables, computer, rules.full, dice, f"bench/{n}").moves)] = None
+    rng = random.Random(0)
+    for _ in range(3000):
+        runs[random_run(rules, dice, rng)] = None
+    return [
+        msgspec.json.encode({"moves": [move_out(m) for m in moves]}) for moves in list(runs)[:most]
+    ]
+
+
+def random_run(rules: Rules, dice: tuple[Roll, ...], rng: random.Random) -> tuple[Move, ...]:
+    """A legal run on ``dice``, each choice at random."""
+    moves: list[Move] = []
+    position = rules.start_position
+    for roll in dice:
+        if not position:
+            break
+        count = rng.choice(rules.dice_choices(position))
+        sets = rules.legal_sets(position, roll, count)
+        if not sets:
+            if count == 1:
+                moves.append(Move(tiles=(), dice=1))
+            break
+        closed = rng.choice(sets)
+        moves.append(Move(tiles=tiles_of(closed), dice=count))
+        position ^= closed
+    return tuple(moves)
 
 
 def new_players(url: str, count: int, path: Path) -> Path:
@@ -398,9 +442,10 @@ def measure_new_players(
     status, answer = fetch(daily)
     if status != 200:
         raise SystemExit(f"http_bench: GET {daily} answered {status}: {answer[:300]!r}")
-    body = daily_run_body(answer)
-    body_path = scratch / "daily_run.json"
-    body_path.write_bytes(body)
+    bodies = daily_run_bodies(answer)
+    body = bodies[0]
+    body_path = scratch / "daily_runs.jsonl"
+    body_path.write_bytes(b"\n".join(bodies) + b"\n")
     url = server.url(f"/v1/daily/{today}/runs")
 
     # One player by hand first: 201, then 200 for the same run again (what a reused

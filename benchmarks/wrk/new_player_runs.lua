@@ -1,9 +1,10 @@
--- POST one JSON body, each request as a new player: every request carries the next
+-- POST JSON bodies, each request as a new player: every request carries the next
 -- unused bearer token, and no token is ever sent twice.
 --
---     wrk -s benchmarks/wrk/new_player_runs.lua URL -- TOKENS BODY THREADS [RATE]
+--     wrk -s benchmarks/wrk/new_player_runs.lua URL -- TOKENS BODIES THREADS [RATE]
 --
--- TOKENS: one token a line; BODY: a file holding the JSON body; THREADS: wrk's --threads
+-- TOKENS: one token a line; BODIES: one JSON body a line, sent in turn (each thread's
+-- n-th request sends line n, round and round); THREADS: wrk's --threads
 -- (each thread takes its own tokens: lines i, i + THREADS, i + 2 * THREADS, ... of the
 -- file for thread i); RATE: requests per second in all, 0 or absent for as fast as wrk can.
 --
@@ -48,23 +49,16 @@ exhausted = 0
 lagged_ms = 0.0
 tokens_in_file = 0
 
-local body = nil
+local bodies = {}
 local interval_ms = 0.0
 local next_slot_ms = nil
 local phase_ms = 0.0
 
-local function read_all(path)
-  local file = assert(io.open(path, "rb"))
-  local text = file:read("*a")
-  file:close()
-  return text
-end
-
 function init(args)
-  local tokens_path, body_path, thread_count = args[1], args[2], tonumber(args[3])
+  local tokens_path, bodies_path, thread_count = args[1], args[2], tonumber(args[3])
   local rate = tonumber(args[4] or "0")
-  if tokens_path == nil or body_path == nil or thread_count == nil or rate == nil then
-    error("new_player_runs.lua: pass TOKENS BODY THREADS [RATE] after --")
+  if tokens_path == nil or bodies_path == nil or thread_count == nil or rate == nil then
+    error("new_player_runs.lua: pass TOKENS BODIES THREADS [RATE] after --")
   end
   local id = thread_id or 0
   local line_number = 0
@@ -77,7 +71,14 @@ function init(args)
     end
   end
   tokens_in_file = line_number
-  body = read_all(body_path)
+  for line in io.lines(bodies_path) do
+    if line ~= "" then
+      bodies[#bodies + 1] = line
+    end
+  end
+  if #bodies == 0 then
+    error("new_player_runs.lua: no body in " .. bodies_path)
+  end
   if rate > 0 then
     interval_ms = 1000.0 * thread_count / rate
     -- The threads' schedules interleave instead of firing together.
@@ -85,7 +86,7 @@ function init(args)
   end
 end
 
-local function format(token)
+local function format(token, body)
   local headers = {
     ["Content-Type"] = "application/json",
     ["Authorization"] = "Bearer " .. token,
@@ -103,10 +104,11 @@ function request()
       exhausted = 1
       wrk.thread:stop()
     end
-    return format("exhausted")
+    return format("exhausted", bodies[1])
   end
+  local body = bodies[(next_token - 1) % #bodies + 1]
   next_token = next_token + 1
-  return format(token)
+  return format(token, body)
 end
 
 function delay()
