@@ -12,24 +12,23 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import asyncpg
 import msgspec
 
 from service.api.schemas import (
-    DailyRunResult,
     MoveIn,
     OfficialRunResult,
     RunResult,
+    ShownOnce,
     Streak,
     move_in,
     move_out,
-    result_as,
     run_result,
 )
 from service.calendar import open_dates
-from service.i18n import player_language
+from service.i18n import current, player_language
 from service.rules.analysis import Report, report
 from service.rules.dice import daily_sequence_id
 from service.rules.replay import Move
@@ -39,7 +38,7 @@ from service.store.cache import Cache
 from service.store.daily import DailyRun, NewRun, NotOpen, Stored, TokenRun
 from service.store.db import Connection
 from service.store.players import PlayerRow
-from service.store.ranks import Histograms
+from service.store.ranks import Histograms, Rank
 from service.store.sequences import IssuedSequence
 
 _moves = msgspec.json.Decoder(list[MoveIn])
@@ -107,8 +106,9 @@ class DailyRuns:
         moves: Sequence[Move],
         now: datetime,
         connection: Connection | None = None,
-    ) -> tuple[bool, DailyRunResult]:
-        """Verify and store the player's official run of ``day``: (created, its answer).
+    ) -> tuple[bool, bytes]:
+        """Verify and store the player's official run of ``day``: (created, its answer,
+        encoded: a ``DailyRunResult``).
 
         ``connection``: the transaction to store it in (an idempotency key's), else it
         joins the submissions in flight in this process. Raises ``DateNotOpen``, an
@@ -138,7 +138,7 @@ class DailyRuns:
 
     async def submit_by_token(
         self, token_hash: bytes, day: date, moves: Sequence[Move], now: datetime
-    ) -> tuple[PlayerRow, bool, DailyRunResult]:
+    ) -> tuple[PlayerRow, bool, bytes]:
         """``submit`` for the player of a bearer token (its hash), looked up with the
         batch's reads: the player, created and the answer (in the player's language
         unless the request names one). Raises ``UnknownToken`` too."""
@@ -179,21 +179,37 @@ def _stored(result: RunResult, run: DailyRun) -> dict[str, Any]:
     return msgspec.structs.asdict(result) | {"run_id": str(run.id), "official": True}
 
 
-def submitted(verified: Report, sequence: str, run: DailyRun) -> DailyRunResult:
-    """A submission's answer: its verified result, its id, the streak after it and its
-    rank as it stood then."""
-    streak = Streak(
-        current=run.streak_current,
-        best=run.streak_best,
-        last_played=run.streak_last_played,
-        played_today=run.played_today,
-    )
-    return result_as(
-        DailyRunResult,
-        verified,
-        sequence,
+class AddedBySubmission(msgspec.Struct, frozen=True):
+    """What a ``DailyRunResult`` has beyond its ``RunResult``, in its order."""
+
+    run_id: str
+    official: Literal[True]
+    streak: Streak
+    rank: Rank
+
+
+_encoder = msgspec.json.Encoder()
+_results: ShownOnce[Report, bytes] = ShownOnce(
+    lambda verified, shown: _encoder.encode(run_result(verified, shown[1])), kept=1024
+)
+"""A kept run's result, encoded once per language (and sequence): ``submitted``."""
+
+
+def submitted(verified: Report, sequence: str, run: DailyRun) -> bytes:
+    """A submission's answer, encoded: its verified result, its id, the streak after it
+    and its rank as it stood then. The run result is the same for every player who sent
+    that run (``DailyRuns.verified``), so it is encoded once, and the submission's own
+    fields joined to it: the bytes of the ``DailyRunResult`` (a test holds them to it)."""
+    result = _results(verified, (current(), sequence))
+    added = AddedBySubmission(
         run_id=str(run.id),
         official=True,
-        streak=streak,
+        streak=Streak(
+            current=run.streak_current,
+            best=run.streak_best,
+            last_played=run.streak_last_played,
+            played_today=run.played_today,
+        ),
         rank=run.rank_at_submission,
     )
+    return result[:-1] + b"," + _encoder.encode(added)[1:]

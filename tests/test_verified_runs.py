@@ -1,19 +1,26 @@
-"""A date's runs are verified and analysed once a process: the same answer, bounded."""
+"""A date's runs are verified and analysed once a process, and their answers encoded once:
+the same answers, bounded."""
 
 from __future__ import annotations
 
 import itertools
+import uuid
+from datetime import UTC, date, datetime
 from typing import Any, cast
 
+import msgspec
 import pytest
 
 from service import daily
-from service.daily import RUNS_KEPT, DailyRuns
+from service.api.schemas import DailyRunResult, Streak, run_result
+from service.daily import RUNS_KEPT, DailyRuns, submitted
+from service.i18n import LANGUAGES, Language, speaking
 from service.rules.analysis import report
 from service.rules.dice import derive_dice
 from service.rules.errors import IllegalRun
 from service.rules.replay import Move
 from service.rules.ruleset import Rules, tiles_of
+from service.store.daily import DailyRun
 from service.store.sequences import IssuedSequence
 
 STANDARD = Rules()
@@ -81,3 +88,50 @@ def test_a_date_keeps_at_most_its_bound_of_runs_and_dates(monkeypatch: pytest.Mo
         runs.verified(day, first_sets(Rules(), day, []))
     assert len(runs._runs) == daily.DATES_KEPT
     assert RUNS_KEPT >= 64  # a date's distinct runs are some dozens
+
+
+def stored_run(streak: int, better: int) -> DailyRun:
+    day = date(2026, 11, 30)
+    return DailyRun(
+        id=uuid.uuid4(),
+        player_id=uuid.uuid4(),
+        day=day,
+        moves=[],
+        score=7,
+        best_possible=3,
+        rank_better=better,
+        rank_worse=4,
+        rank_players=better + 9,
+        streak_current=streak,
+        streak_best=streak + 2,
+        streak_last_played=day,
+        played_today=True,
+        submitted_at=datetime(2026, 11, 30, 12, tzinfo=UTC),
+    )
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_submission_is_answered_with_the_bytes_of_its_daily_run_result(
+    language: Language,
+) -> None:
+    """``submitted`` joins a run result encoded once to each submission's own fields:
+    byte for byte what encoding the whole ``DailyRunResult`` gives, in every language."""
+    sequence = issued("daily/2026-11-30")
+    verified = runs_of().verified(sequence, first_sets(STANDARD, sequence, [2, 1]))
+    with speaking(language):
+        for run in (stored_run(1, 0), stored_run(5, 12), stored_run(2, 3)):
+            whole = DailyRunResult(
+                **msgspec.structs.asdict(run_result(verified, sequence.id)),
+                run_id=str(run.id),
+                official=True,
+                streak=Streak(
+                    current=run.streak_current,
+                    best=run.streak_best,
+                    last_played=run.streak_last_played,
+                    played_today=True,
+                ),
+                rank=run.rank_at_submission,
+            )
+            body = submitted(verified, sequence.id, run)
+            assert body == msgspec.json.encode(whole)
+            assert msgspec.json.decode(body, type=DailyRunResult) == whole

@@ -239,10 +239,10 @@ async def submit_run(
     moves = [move_in(m) for m in data.moves]
 
     async def produce(connection: Connection | None) -> Answer:
-        created, result = await services.daily.submit(
+        created, body = await services.daily.submit(
             player, when, moves, services.clock.now(), connection
         )
-        return (201 if created else 200), _encoder.encode(result)
+        return (201 if created else 200), body
 
     try:
         answer = await answer_keyed(request, services, f"player:{player.id}", produce)
@@ -308,10 +308,10 @@ async def _submit_by_token(services: Services, authorization: str, day: str, bod
     when = parse_date(day)
     now = services.clock.now()
     check_begun(when, services.settings, now)
-    _player, created, result = await services.daily.submit_by_token(
+    _player, created, body = await services.daily.submit_by_token(
         token_hash(token.strip()), when, [move_in(m) for m in data.moves], now
     )
-    return (201 if created else 200), _encoder.encode(result)
+    return (201 if created else 200), body
 
 
 class DailyController(Controller):

@@ -230,17 +230,10 @@ computers_out: ShownOnce[dict[str, ComputerRun], Computers] = ShownOnce(
 """The computer players' section of an answer. The core keeps their runs per sequence
 (``computers_on``): every run on the sequence hands the same dict."""
 
-Result = TypeVar("Result", bound="RunResult")
-
 
 def run_result(report: Report, sequence: str | None) -> RunResult:
-    return result_as(RunResult, report, sequence)
-
-
-def result_as(shape: type[Result], report: Report, sequence: str | None, **more: Any) -> Result:
-    """A verified run's answer in ``shape``, a ``RunResult`` with ``more`` fields."""
     run = report.run
-    return shape(
+    return RunResult(
         sequence=sequence,
         rules=rules_out(run.rules),
         dice=list(run.dice),
@@ -251,7 +244,6 @@ def result_as(shape: type[Result], report: Report, sequence: str | None, **more:
         shut=run.shut,
         analysis=_analysis_out(report.analysis),
         computer=computers_out(report.computer),
-        **more,
     )
 
 
