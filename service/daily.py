@@ -202,14 +202,16 @@ def submitted(verified: Report, sequence: str, run: DailyRun) -> bytes:
     fields joined to it: the bytes of the ``DailyRunResult`` (a test holds them to it)."""
     result = _results(verified, (current(), sequence))
     added = AddedBySubmission(
-        run_id=str(run.id),
-        official=True,
-        streak=Streak(
-            current=run.streak_current,
-            best=run.streak_best,
-            last_played=run.streak_last_played,
-            played_today=run.played_today,
-        ),
-        rank=run.rank_at_submission,
+        run_id=str(run.id), official=True, streak=streak_of(run), rank=run.rank_at_submission
     )
     return result[:-1] + b"," + _encoder.encode(added)[1:]
+
+
+def streak_of(run: DailyRun) -> Streak:
+    """The player's streak as it stood after the run."""
+    return Streak(
+        current=run.streak_current,
+        best=run.streak_best,
+        last_played=run.streak_last_played,
+        played_today=run.played_today,
+    )

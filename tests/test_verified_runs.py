@@ -12,8 +12,8 @@ import msgspec
 import pytest
 
 from service import daily
-from service.api.schemas import DailyRunResult, Streak, run_result
-from service.daily import RUNS_KEPT, DailyRuns, submitted
+from service.api.schemas import DailyRunResult, run_result
+from service.daily import RUNS_KEPT, DailyRuns, streak_of, submitted
 from service.i18n import LANGUAGES, Language, speaking
 from service.rules.analysis import report
 from service.rules.dice import derive_dice
@@ -124,12 +124,7 @@ def test_a_submission_is_answered_with_the_bytes_of_its_daily_run_result(
                 **msgspec.structs.asdict(run_result(verified, sequence.id)),
                 run_id=str(run.id),
                 official=True,
-                streak=Streak(
-                    current=run.streak_current,
-                    best=run.streak_best,
-                    last_played=run.streak_last_played,
-                    played_today=True,
-                ),
+                streak=streak_of(run),
                 rank=run.rank_at_submission,
             )
             body = submitted(verified, sequence.id, run)
