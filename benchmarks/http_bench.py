@@ -230,11 +230,6 @@ DAILY_RUNS: Final = 64
 """Distinct runs the new players send, at most (``daily_run_bodies``)."""
 
 
-def daily_run_body(daily_dice: bytes) -> bytes:
-    """A run submission for the dice of a ``GET /v1/daily/{date}`` answer: Medium's play."""
-    return daily_run_bodies(daily_dice, 1)[0]
-
-
 def daily_run_bodies(daily_dice: bytes, most: int = DAILY_RUNS) -> list[bytes]:
     """Run submissions for the dice of a ``GET /v1/daily/{date}`` answer, as a day's
     players make them, distinct, ``most`` at most: Medium's play first, then the other

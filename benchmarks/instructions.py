@@ -18,7 +18,8 @@ measures what a request costs the service's process, not what batching saves und
 load, and nothing of what PostgreSQL, Redis or the HTTP server spend.
 
 - ``runs``: ``POST /v1/daily/{today}/runs``, each a new player's first official run
-  (Medium's play on the day's dice), the players inserted straight into the database;
+  (the runs of ``http_bench.daily_run_bodies`` in turn), the players inserted straight
+  into the database;
 - ``analyze``: ``POST /v1/analyze``, the analyze bodies of ``http_bench.py`` in turn.
 
 Needs valgrind (Debian: ``apt-get install -y valgrind``). Prints the counts of both
@@ -40,7 +41,7 @@ from pathlib import Path
 from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.http_bench import analyze_bodies, daily_run_body, redis_prefix
+from benchmarks.http_bench import analyze_bodies, daily_run_bodies, redis_prefix
 from benchmarks.processes import (
     ADMIN_URL,
     ROOT,
@@ -134,11 +135,14 @@ async def _runs(call: Call, count: int) -> list[Request]:
     status, dice = await call("GET", f"/v1/daily/{today}", b"", [])
     if status != 200:
         raise SystemExit(f"instructions: GET /v1/daily/{today} answered {status}")
-    body = daily_run_body(dice)
+    bodies = daily_run_bodies(dice)
     url = os.environ["DATABASE_URL"]
     tokens = await asyncio.to_thread(insert_players, url, count, datetime.now(UTC), "UTC")
     path = f"/v1/daily/{today}/runs"
-    return [("POST", path, body, [(b"authorization", f"Bearer {t}".encode())], 201) for t in tokens]
+    return [
+        ("POST", path, bodies[n % len(bodies)], [(b"authorization", f"Bearer {t}".encode())], 201)
+        for n, t in enumerate(tokens)
+    ]
 
 
 async def _analyses(call: Call, count: int) -> list[Request]:
