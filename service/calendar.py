@@ -28,9 +28,20 @@ _days: dict[str, tuple[int, date, bool]] = {}
 def day_at(now: datetime, time_zone: str) -> tuple[date, bool]:
     """Today in ``time_zone`` at ``now``, and whether it is the first ``GRACE`` after its
     local midnight (yesterday still open)."""
+    today, grace, _whole_minutes = _day_and_offsets(now, time_zone)
+    return today, grace
+
+
+def _day_and_offsets(now: datetime, time_zone: str) -> tuple[date, bool, bool]:
+    """``day_at``, and whether the zone's offsets at ``now`` and at its midnight are
+    whole minutes."""
     zone = ZoneInfo(time_zone)
-    today = now.astimezone(zone).date()
-    return today, now - datetime.combine(today, time(0), tzinfo=zone) < GRACE
+    local = now.astimezone(zone)
+    today = local.date()
+    midnight = datetime.combine(today, time(0), tzinfo=zone)
+    offsets = (local.utcoffset(), midnight.utcoffset())
+    whole = all(offset is not None and not offset % MINUTE for offset in offsets)
+    return today, now - midnight < GRACE, whole
 
 
 def _day(now: datetime, time_zone: str) -> tuple[date, bool]:
@@ -41,11 +52,8 @@ def _day(now: datetime, time_zone: str) -> tuple[date, bool]:
     found = _days.get(time_zone)
     if found is not None and found[0] == minute:
         return found[1], found[2]
-    today, grace = day_at(now, time_zone)
-    zone = ZoneInfo(time_zone)
-    midnight = datetime.combine(today, time(0), tzinfo=zone)
-    offsets = (now.astimezone(zone).utcoffset(), midnight.utcoffset())
-    if all(offset is not None and not offset % MINUTE for offset in offsets):
+    today, grace, whole_minutes = _day_and_offsets(now, time_zone)
+    if whole_minutes:
         if len(_days) >= DAYS_KEPT:
             _days.clear()
         _days[time_zone] = (minute, today, grace)
