@@ -16,7 +16,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
 from msgspec import UNSET, Meta, UnsetType
 
-from service import codes
+from service import codes, tokens
 from service.api import problems
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.idempotency import answer_once
@@ -45,7 +45,6 @@ TokenIn = Annotated[
     ),
 ]
 NAME_MAX = 40
-TOKEN_DISTINCT_MIN = 16
 # Characters that take up room on a screen but show nothing (they are letters or
 # symbols to Unicode): a name made of them, or hiding them, is refused.
 BLANKS: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800")
@@ -157,8 +156,9 @@ def checked_name(name: str | None) -> str | None:
 
 
 def checked_token(token: str | None) -> str | None:
-    """A client's own token, refused when it is plainly not random."""
-    if token is not None and len(set(token)) < TOKEN_DISTINCT_MIN:
+    """A client's own token, refused when it shows less than 128 random bits: runs,
+    sequences and repeated blocks count for little (``tokens.token_bits``)."""
+    if token is not None and tokens.token_bits(token) < tokens.MIN_TOKEN_BITS:
         raise problems.WEAK_TOKEN(
             _("token: generate it from 32 random bytes (URL-safe base64); this one is guessable."),
         )
