@@ -160,10 +160,9 @@ def lifespan(
             )
             await solver.tables(Rules())  # the standard tables, warm before the first request
             services: Services = app.state.services
-            await services.dice_in_play.learn_boxes()
+            await services.dice_in_play.load()
             chores = [
                 asyncio.create_task(housekeeping(pool, cache, clock, settings.launch_date)),
-                asyncio.create_task(services.dice_in_play.follow_boxes()),
             ]
             # What start-up made lives as long as the app: out of every garbage collection
             # from now on (a full one took some 10 ms of a worker, a stall for every request

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import signal
 import subprocess
 import tempfile
@@ -25,7 +26,9 @@ from typing import Any
 import asyncpg
 import httpx
 import pytest
+import redis
 
+from service.rules import fairplay
 from tests.api.helpers import auth, fresh, legal_runs, new_player_at
 from tests.conftest import ServerProcess, free_port, server_environment, wait_for_redis
 
@@ -131,6 +134,45 @@ async def load(url: str, moves: list[Any], seconds: float) -> tuple[Counter[int]
 
     await asyncio.gather(*(worker() for _ in range(4)))
     return statuses, accepted
+
+
+def dice_of_no_box(secret: bytes, marked: bool) -> list[list[int]]:
+    """Random dice of nine tiles whose candidate keys carry the mark of box dice (some
+    box may have them), or none (no box has them)."""
+    while True:
+        dice = [[secrets.randbelow(6) + 1, secrets.randbelow(6) + 1] for _ in range(10)]
+        keys = fairplay.candidate_keys([(a, b) for a, b in dice])
+        if any(fairplay.marked(secret, key) for key in keys) == marked:
+            return dice
+
+
+def test_analysis_needs_no_database_for_dice_in_play_nowhere(
+    stack: tuple[OwnPostgres, OwnRedis, ServerProcess],
+) -> None:
+    """With PostgreSQL away and Redis flushed, before any analysis: dice of no box are
+    analysed, today's dice (known from the secret) refused, and only dice that may be a
+    box's fail closed (503)."""
+    postgres, own_redis, server = stack
+    secret = b"fault-secret"
+
+    async def analyze(dice: list[list[int]]) -> httpx.Response:
+        moves = legal_runs(tuple((a, b) for a, b in dice), 1)[0]
+        return await fresh(server.url, "POST", "/v1/analyze", json={"dice": dice, "moves": moves})
+
+    async def scenario() -> None:
+        today = (await fresh(server.url, "GET", f"/v1/daily/{TODAY}")).json()["dice"]
+        postgres.stop()
+        try:
+            redis.Redis(port=own_redis.port).flushall()
+            for _ in range(4):  # each worker
+                assert (await analyze(dice_of_no_box(secret, marked=False))).status_code == 200
+                assert (await analyze(today)).status_code == 403
+                unknown = await analyze(dice_of_no_box(secret, marked=True))
+                assert unknown.status_code == 503 and unknown.headers["retry-after"]
+        finally:
+            postgres.start()
+
+    asyncio.run(scenario())
 
 
 def test_postgres_away_means_503_then_recovery(

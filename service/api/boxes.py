@@ -159,7 +159,6 @@ class BoxesController(Controller):
                 data.rules,
                 services.clock.now(),
             )
-            services.dice_in_play.add_box(issued.dice)
             created = CreatedBox(
                 code=code,
                 display_code=codes.display(code),

@@ -96,6 +96,7 @@ class MoveVariant:
     description: str
     sets: Callable[[int, int, int], tuple[OpenTiles, ...]]  # (tiles, d1, d2): any set, open or not
     adds_up: Callable[[int], bool]  # whether a set must add up to the roll on this many dice
+    by_total: bool  # whether the sets depend on the roll's total alone, not on its two dice
 
 
 @dataclass(frozen=True)
@@ -152,18 +153,21 @@ MOVE_VARIANTS: Final[dict[MoveRule, MoveVariant]] = {
         N_("Close any set of open tiles that adds up to the roll."),
         _sets_adding_up,
         lambda dice: True,
+        by_total=True,
     ),
     "dice_or_sum": MoveVariant(
         "dice_or_sum",
         N_("Close the tile equal to the total, or the two tiles equal to the two dice."),
         _total_or_both_dice,
         lambda dice: dice == 2,
+        by_total=False,
     ),
     "single": MoveVariant(
         "single",
         N_("Close exactly one tile, equal to either die or to the total."),
         _one_tile,
         lambda dice: False,
+        by_total=False,
     ),
 }
 ONE_DIE_VARIANTS: Final[dict[OneDie, OneDieVariant]] = {

@@ -11,7 +11,8 @@ import asyncpg
 import msgspec
 
 from service.codes import new_code
-from service.rules.dice import box_sequence_id
+from service.rules import fairplay
+from service.rules.dice import BOX_ALGORITHM, box_sequence_id, derive_box_dice
 from service.rules.ruleset import Rules
 from service.store import sequences
 from service.store.cache import Cache
@@ -58,20 +59,27 @@ async def create(
     rules: Rules,
     now: datetime,
 ) -> tuple[str, IssuedSequence]:
-    """A new box with a fresh code and sequence (a clash of random codes is retried)."""
+    """A new box with a fresh code and sequence (a clash of random codes is retried),
+    its dice marked and indexed by their key (``service.rules.fairplay``): from its
+    commit on, every process refuses to analyse them."""
     async with connection_of(database) as connection:
         for _ in range(_CODE_ATTEMPTS):
             code = new_code()
+            sequence_id = box_sequence_id(code)
+            dice = derive_box_dice(secret, sequence_id, rules)
+            key = fairplay.stored_key(
+                fairplay.deciding_key(dice, sums_only=fairplay.only_sums_matter(rules))
+            )
             try:
                 async with connection.transaction():
                     issued = await sequences.create(
-                        connection, cache, secret, box_sequence_id(code), rules, now
+                        connection, cache, sequence_id, rules, dice, BOX_ALGORITHM, now
                     )
                     if issued is None:
                         continue
                     if (
                         await connection.fetchval(
-                            QUERIES.insert_box, code, owner_id, issued.id, now
+                            QUERIES.insert_box, code, owner_id, issued.id, now, key
                         )
                         is None
                     ):

@@ -2,59 +2,46 @@
 on Earth, and the dice of every Friend Box.
 
 Their analysis (the best line on those very dice) comes with the player's own run,
-not before it. Each process keeps what it needs in memory, so that the stateless
-analysis refuses them without a round trip: a date's dice are read once per date, and
-a box's as a number of 8 bytes, learnt when this process creates the box or, for the
-boxes of other processes, by following the boxes table every few seconds.
+not before it. Dice are recognised by what decides their analysis, in any disguise
+(``service.rules.fairplay``). Nothing here grows with the boxes ever made:
 
-Dice are compared by their first ``PREFIX_ROLLS`` rolls: a turn on nine tiles rarely
-lasts longer, so changing a late roll does not hide the dice of a live challenge.
+- a live date's key is computed from its stored dice, or from the secret while they
+  are not stored or the database cannot say (the same dice: the first issue derives
+  them so), a few dates at a time;
+- a box's dice carry the mark: dice whose candidate keys have none are no box's, decided
+  in memory; a marked key (about 1 dice in 100) is one indexed lookup in the boxes
+  table, so a box is refused everywhere from the moment its creation is committed. With
+  the database down those few fail closed (503), since only it knows its boxes;
+- the boxes made before the mark, the only ones whose dice may carry none, are given
+  their keys once at start-up, and the unmarked keys among them kept in memory (their
+  number fixed from then on).
 """
 
 from __future__ import annotations
 
-import asyncio
-import bisect
-import heapq
 import logging
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Final
 
 import asyncpg
+import msgspec
 
 from service.calendar import has_begun, has_closed_everywhere
-from service.rules.dice import daily_sequence_id
+from service.rules import fairplay
+from service.rules.dice import daily_sequence_id, derive_dice
 from service.rules.ruleset import Roll, Rules
 from service.store import sequences
 from service.store.cache import Cache
-from service.store.db import QUERIES, UNAVAILABLE
+from service.store.db import QUERIES, UNAVAILABLE, Connection
 
 log = logging.getLogger("shutbox.in_play")
 
-PREFIX_ROLLS: Final = 7
-FOLLOW_EVERY_SECONDS: Final = 2.0
-_PAGE: Final = 10_000
-# Boxes are numbered as they are inserted and committed a little later: the boxes
-# numbered just below the highest one seen are read again, in case they committed late.
-_LATE_COMMITS: Final = 256
-_MERGE_AT: Final = 4096
-
-
-def fingerprint(dice: Sequence[Roll]) -> int:
-    """The first ``PREFIX_ROLLS`` rolls (all of a shorter sequence) and how many there
-    are, as one exact number.
-
-    >>> fingerprint([(1, 1)] * 10) == fingerprint([(1, 1)] * 7 + [(6, 6)] * 6)
-    True
-    >>> fingerprint([(1, 1)] * 3) == fingerprint([(1, 1)] * 4)
-    False
-    """
-    key = 0
-    for first, second in dice[:PREFIX_ROLLS]:
-        key = key * 36 + (first - 1) * 6 + (second - 1)
-    return key * 16 + min(len(dice), PREFIX_ROLLS)
+_BACKFILL_PAGE: Final = 5_000
+_BACKFILL_LOCK: Final = 0x5B0C_0002
+_DAILY: Final = Rules()
 
 
 def live_dates(now: datetime) -> list[date]:
@@ -71,75 +58,84 @@ class DiceInPlay:
         self.pool = pool
         self.cache = cache
         self.secret = secret
-        self._daily: dict[date, int] = {}
-        self._boxes = array("q")  # sorted
-        self._new_boxes: set[int] = set()
-        self._last_stored = 0
+        self._daily: dict[date, bytes] = {}  # a live date's deciding key
+        self._unmarked = array("q")  # sorted: the keys of boxes made before the mark
         self._live: tuple[int, list[date]] = (-1, [])
 
-    def __len__(self) -> int:
-        return len(self._boxes) + len(self._new_boxes)
-
     async def refuses(self, dice: Sequence[Roll], now: datetime) -> bool:
-        key = fingerprint(dice)
-        if key in self._new_boxes:
-            return True
-        at = bisect.bisect_left(self._boxes, key)
-        if at < len(self._boxes) and self._boxes[at] == key:
-            return True
+        """Whether these dice disguise those of a live challenge; raises ``UNAVAILABLE``
+        errors for marked dice while the database cannot say."""
+        keys = list(fairplay.candidate_keys(dice))
         for day in self._live_dates(now):
-            daily = self._daily.get(day)
-            if daily is None:
-                daily = self._daily[day] = await self._daily_fingerprint(day, now)
-                for old in [d for d in self._daily if d < day - timedelta(days=3)]:
-                    del self._daily[old]
-            if daily == key:
+            if await self._daily_key(day) in keys:
                 return True
-        return False
+        if self._unmarked and any(self._is_unmarked(fairplay.stored_key(k)) for k in keys):
+            return True
+        marked = [fairplay.stored_key(k) for k in keys if fairplay.marked(self.secret, k)]
+        if not marked:
+            return False
+        found: bool = await self.pool.fetchval(QUERIES.box_with_dice_key, marked)
+        return found
+
+    def _is_unmarked(self, key: int) -> bool:
+        at = bisect_left(self._unmarked, key)
+        return at < len(self._unmarked) and self._unmarked[at] == key
 
     def _live_dates(self, now: datetime) -> list[date]:
         """``live_dates`` of this minute (dates begin and close on whole minutes)."""
         minute = int(now.timestamp()) // 60
         if minute != self._live[0]:
             self._live = (minute, live_dates(now))
+            for old in [d for d in self._daily if d not in self._live[1]]:
+                del self._daily[old]
         return self._live[1]
 
-    async def _daily_fingerprint(self, day: date, now: datetime) -> int:
-        issued = await sequences.issue(
-            self.pool, self.cache, self.secret, daily_sequence_id(day), Rules(), now
-        )
-        return fingerprint(issued.dice)
+    async def _daily_key(self, day: date) -> bytes:
+        key = self._daily.get(day)
+        if key is not None:
+            return key
+        sequence_id = daily_sequence_id(day)
+        try:
+            issued = await sequences.stored(self.pool, self.cache, sequence_id)
+        except UNAVAILABLE:
+            # Not known here yet and the database away: the dice its first issue derives.
+            return self._key(derive_dice(self.secret, sequence_id, _DAILY.rolls))
+        if issued is None:  # not issued yet: the dice its first issue will derive
+            dice = derive_dice(self.secret, sequence_id, _DAILY.rolls)
+        else:
+            dice = issued.dice
+        key = self._daily[day] = self._key(dice)
+        return key
 
-    def add_box(self, dice: Sequence[Roll]) -> None:
-        self._new_boxes.add(fingerprint(dice))
-        if len(self._new_boxes) >= _MERGE_AT:
-            self._merge()
+    @staticmethod
+    def _key(dice: Sequence[Roll]) -> bytes:
+        return fairplay.deciding_key(dice, sums_only=fairplay.only_sums_matter(_DAILY))
 
-    def _merge(self) -> None:
-        merged = heapq.merge(self._boxes, sorted(self._new_boxes))
-        self._boxes = array("q", merged)
-        self._new_boxes.clear()
-
-    async def learn_boxes(self) -> int:
-        """Read the boxes stored since the last look (every box, the first time);
-        returns how many were read."""
-        read = 0
-        while True:
-            since = max(0, self._last_stored - _LATE_COMMITS)
-            rows = await self.pool.fetch(QUERIES.box_dice_since, since, _PAGE)
-            for row in rows:
-                flat = row["dice"]
-                self.add_box([(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)])
-                self._last_stored = max(self._last_stored, row["stored"])
-            read += len(rows)
-            if len(rows) < _PAGE:
-                return read
-
-    async def follow_boxes(self) -> None:
-        """Learn the boxes of every process, every few seconds, for good."""
-        while True:
-            await asyncio.sleep(FOLLOW_EVERY_SECONDS)
+    async def load(self) -> None:
+        """Give the boxes made before the mark their keys (once, whichever process comes
+        first), then hold those whose dice carry no mark."""
+        async with self.pool.acquire() as connection:
+            await connection.execute("SELECT pg_advisory_lock($1)", _BACKFILL_LOCK)
             try:
-                await self.learn_boxes()
-            except UNAVAILABLE:
-                log.warning("could not read new boxes; trying again shortly")
+                while await self._backfill_page(connection):
+                    pass
+            finally:
+                await connection.execute("SELECT pg_advisory_unlock($1)", _BACKFILL_LOCK)
+            keys = await connection.fetchval(QUERIES.unmarked_box_dice_keys)
+        self._unmarked = array("q", sorted(keys))
+
+    async def _backfill_page(self, connection: Connection) -> int:
+        rows = await connection.fetch(QUERIES.boxes_without_dice_key, _BACKFILL_PAGE)
+        codes, keys, marks = [], [], []
+        for row in rows:
+            flat = row["dice"]
+            dice = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+            rules = msgspec.convert(row["rules"], Rules)
+            key = fairplay.deciding_key(dice, sums_only=fairplay.only_sums_matter(rules))
+            codes.append(row["code"])
+            keys.append(fairplay.stored_key(key))
+            marks.append(fairplay.marked(self.secret, key))
+        if rows:
+            await connection.execute(QUERIES.set_box_dice_keys, codes, keys, marks)
+            log.info("gave boxes their dice keys", extra={"boxes": len(rows)})
+        return len(rows)

@@ -58,7 +58,8 @@ async def issue(
     found = await stored(database, cache, sequence_id)
     if found is not None:
         return found
-    created = await create(database, cache, secret, sequence_id, rules, now)
+    dice = derive_dice(secret, sequence_id, rules.rolls)
+    created = await create(database, cache, sequence_id, rules, dice, ALGORITHM, now)
     if created is not None:
         return created
     issued = await stored(database, cache, sequence_id)  # another process issued it first
@@ -67,13 +68,19 @@ async def issue(
 
 
 async def create(
-    database: Database, cache: Cache, secret: bytes, sequence_id: str, rules: Rules, now: datetime
+    database: Database,
+    cache: Cache,
+    sequence_id: str,
+    rules: Rules,
+    dice: tuple[Roll, ...],
+    algorithm: str,
+    now: datetime,
 ) -> IssuedSequence | None:
-    """A new sequence under ``sequence_id``; None if that id was ever issued before."""
-    dice = derive_dice(secret, sequence_id, rules.rolls)
+    """A new sequence of these dice (derived by ``algorithm``) under ``sequence_id``;
+    None if that id was ever issued before."""
     flat = [d for roll in dice for d in roll]
     status = await database.execute(
-        QUERIES.insert_sequence, sequence_id, msgspec.to_builtins(rules), flat, ALGORITHM, now
+        QUERIES.insert_sequence, sequence_id, msgspec.to_builtins(rules), flat, algorithm, now
     )
     if status != "INSERT 0 1":
         return None

@@ -1,7 +1,7 @@
 -- name: insert_box
 -- Create a box; a clash of random codes is refused by the key (the caller retries).
-INSERT INTO boxes (code, owner_id, sequence_id, created_at)
-VALUES ($1, $2, $3, $4)
+INSERT INTO boxes (code, owner_id, sequence_id, created_at, dice_key, dice_key_marked)
+VALUES ($1, $2, $3, $4, $5, true)
 ON CONFLICT (code) DO NOTHING
 RETURNING code;
 
@@ -43,10 +43,23 @@ ORDER BY r.score, r.submitted_at;
 INSERT INTO box_target_views (box_code, player_id) VALUES ($1, $2)
 ON CONFLICT DO NOTHING;
 
--- name: box_dice_since
--- The dice of the boxes stored after $1, in the order stored, at most $2 of them.
-SELECT b.stored, s.dice
+-- name: box_with_dice_key
+-- Whether some box's dice have one of the keys $1 (service/rules/fairplay.py).
+SELECT EXISTS (SELECT 1 FROM boxes WHERE dice_key = ANY($1::bigint[]));
+
+-- name: unmarked_box_dice_keys
+-- The keys of the boxes whose dice carry no mark (boxes made before the mark).
+SELECT coalesce(array_agg(dice_key), '{}') FROM boxes WHERE NOT dice_key_marked;
+
+-- name: boxes_without_dice_key
+-- At most $1 boxes made before their dice had keys, with their rules and dice.
+SELECT b.code, s.rules, s.dice
 FROM boxes b JOIN sequences s ON s.id = b.sequence_id
-WHERE b.stored > $1
-ORDER BY b.stored
-LIMIT $2;
+WHERE b.dice_key IS NULL
+LIMIT $1;
+
+-- name: set_box_dice_keys
+-- Give boxes their dice's keys: codes $1, keys $2, marks $3.
+UPDATE boxes b SET dice_key = k.dice_key, dice_key_marked = k.marked
+FROM unnest($1::text[], $2::bigint[], $3::boolean[]) AS k (code, dice_key, marked)
+WHERE b.code = k.code;

@@ -3,8 +3,8 @@ challenge, and blind Friend Box play holds."""
 
 from __future__ import annotations
 
-import asyncio
 import secrets
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,9 +14,15 @@ import pytest
 
 from service.clock import FixedClock
 from service.codes import new_code
+from service.rules.fairplay import deciding_key, only_sums_matter
 from service.rules.ruleset import Roll, Rules
-from service.store.in_play import fingerprint, live_dates
+from service.settings import Settings
+from service.store import boxes
+from service.store.cache import Cache
+from service.store.db import create_pool
+from service.store.in_play import live_dates
 from tests.api.helpers import auth, daily_dice, legal_runs, new_player
+from tests.conftest import NOW, SECRET, app_with
 
 
 async def analyze(
@@ -39,7 +45,21 @@ def test_live_dates_span_the_time_zones_of_the_earth() -> None:
     # 30 November has begun at UTC+14... not yet (it begins at 10:00 UTC on the 29th).
     noon = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
     assert [d.isoformat() for d in live_dates(noon)] == ["2026-11-28", "2026-11-29", "2026-11-30"]
-    assert fingerprint([(1, 2)] * 10) != fingerprint([(2, 1)] * 10)
+
+
+def disguises(dice: tuple[Roll, ...]) -> list[tuple[Roll, ...]]:
+    """The same dice as the analysis sees them under the standard rules: each roll
+    written the other way round, and one roll replaced by another of the same total."""
+    swapped = tuple((b, a) for a, b in dice)
+    index = next(i for i, (a, b) in enumerate(dice) if 3 <= a + b <= 11)
+    a, b = dice[index]
+    same_total = (a - 1, b + 1) if a > 1 and b < 6 else (a + 1, b - 1)
+    return [swapped, (*dice[:index], same_total, *dice[index + 1 :])]
+
+
+def reached(dice: tuple[Roll, ...], rules: Rules) -> int:
+    """How many rolls decide the analysis of these dice under these rules."""
+    return len(deciding_key(dice, sums_only=only_sums_matter(rules))) - 1
 
 
 async def test_the_dice_of_a_live_date_are_not_analysed(
@@ -50,13 +70,24 @@ async def test_the_dice_of_a_live_date_are_not_analysed(
     assert refused.status_code == 403
     assert refused.json()["type"] == "/problems/dice-in-play"
     assert "best_line" not in refused.text
-    # Changing the rolls a turn rarely reaches does not hide them...
-    assert (await analyze(client, other_dice(today, 7))).status_code == 403
+    # In disguise: the same dice in another order, a roll for another of its total,
+    # under every other rules variant too.
+    for disguised in disguises(today):
+        for rules in ({}, {"one_die": "high_closed"}, {"move_rule": "single"}):
+            assert (await analyze(client, disguised, **rules)).status_code == 403, (
+                disguised,
+                rules,
+            )
+    # Changing the rolls no turn reaches does not hide them...
+    assert (await analyze(client, other_dice(today, reached(today, Rules())))).status_code == 403
     # ...nor other rules on the same dice (a 12-tile box on the same first rolls).
     longer = (*today, (1, 1), (2, 2), (3, 3))
     assert (await analyze(client, longer, tiles=12)).status_code == 403
-    # Other dice are analysed as ever.
-    assert (await analyze(client, other_dice(today, 6))).status_code == 200
+    # Other dice are analysed as ever: another total on a roll a turn can reach.
+    for roll in (0, reached(today, Rules()) - 1):
+        assert (
+            await analyze(client, other_dice(today, roll)[: roll + 1] + today[roll + 1 :])
+        ).status_code == 200
     # A date that has closed everywhere is history: its analysis is open to all.
     old = await daily_dice(client, "2026-11-20")
     assert (await analyze(client, old)).status_code == 200
@@ -65,50 +96,77 @@ async def test_the_dice_of_a_live_date_are_not_analysed(
     assert (await analyze(client, today)).status_code == 200
 
 
-async def test_the_dice_of_a_box_are_not_analysed(client: httpx.AsyncClient) -> None:
+@pytest.mark.parametrize("rules", [{}, {"tiles": 10}, {"tiles": 4}, {"move_rule": "dice_or_sum"}])
+async def test_the_dice_of_a_box_are_not_analysed(
+    client: httpx.AsyncClient, rules: dict[str, Any]
+) -> None:
     owner = await new_player(client)
-    box = await client.post("/v1/boxes", json={"rules": {"tiles": 10}}, headers=auth(owner))
+    box = await client.post("/v1/boxes", json={"rules": rules}, headers=auth(owner))
     dice = tuple((a, b) for a, b in box.json()["dice"])
-    refused = await analyze(client, dice, tiles=10)
+    refused = await analyze(client, dice, **rules)
     assert refused.status_code == 403 and refused.json()["type"] == "/problems/dice-in-play"
+    swapped = tuple((b, a) for a, b in dice)
+    assert (await analyze(client, swapped, **rules)).status_code == 403
+    assert (await analyze(client, swapped, **{**rules, "one_die": "sum_le_6"})).status_code == 403
+    if only_sums_matter(Rules(**rules)):
+        for disguised in disguises(dice):
+            assert (await analyze(client, disguised, **rules)).status_code == 403
 
 
-async def test_a_box_made_by_another_process_is_learnt(
+async def test_a_box_made_by_another_process_is_refused_at_once(
     client: httpx.AsyncClient, database_url: str
 ) -> None:
-    """A box stored by another process (here: straight into the tables) is refused once
-    this process has followed the boxes table."""
+    """A box stored by another process (here: the store's code on a pool of its own) is
+    refused from the moment its creation is committed, without waiting for anything."""
+    pool = await create_pool(database_url, min_size=1, max_size=1)
+    try:
+        owner = (await new_player(client))["id"]
+        _, issued = await boxes.create(
+            pool, Cache.connect(None, "other:"), SECRET.encode(), uuid.UUID(owner), Rules(), NOW
+        )
+        refused = await analyze(client, issued.dice)
+        assert refused.status_code == 403 and refused.json()["type"] == "/problems/dice-in-play"
+    finally:
+        await pool.close()
+
+
+async def test_boxes_made_before_the_mark_are_refused(
+    settings: Settings, database_url: str
+) -> None:
+    """Boxes stored before their dice had keys (unmarked dice, no key) are given their
+    keys when a process starts, and refused from then on, by every process."""
     dice = tuple((secrets.randbelow(6) + 1, secrets.randbelow(6) + 1) for _ in range(10))
-    assert (await analyze(client, dice)).status_code == 200
+    async with app_with(settings) as client:
+        assert (await analyze(client, dice)).status_code == 200
+        owner = (await new_player(client))["id"]
     connection = await asyncpg.connect(database_url)
     try:
-        owner = await connection.fetchval("SELECT id FROM players LIMIT 1")
-        if owner is None:
-            owner = (await new_player(client))["id"]
         code = new_code()
-        flat = [d for roll in dice for d in roll]
         await connection.execute(
             "INSERT INTO sequences (id, rules, dice, algorithm, issued_at) "
-            "VALUES ($1, '{}'::jsonb, $2, 'test', now())",
+            "VALUES ($1, '{}'::jsonb, $2, 'hmac-sha256-v1', now())",
             f"box/{code}",
-            flat,
+            [d for roll in dice for d in roll],
         )
         await connection.execute(
             "INSERT INTO boxes (code, owner_id, sequence_id, created_at) "
             "VALUES ($1, $2, $3, now())",
             code,
-            owner,
+            uuid.UUID(owner),
             f"box/{code}",
+        )
+        async with app_with(settings) as client:
+            for disguised in (dice, *disguises(dice)):
+                refused = await analyze(client, disguised)
+                assert (
+                    refused.status_code == 403
+                    and refused.json()["type"] == "/problems/dice-in-play"
+                )
+        assert await connection.fetchval(
+            "SELECT dice_key IS NOT NULL FROM boxes WHERE code = $1", code
         )
     finally:
         await connection.close()
-    # Each process follows the boxes table every few seconds.
-    for _ in range(100):
-        refused = await analyze(client, dice)
-        if refused.status_code == 403:
-            break
-        await asyncio.sleep(0.1)
-    assert refused.status_code == 403 and refused.json()["type"] == "/problems/dice-in-play"
 
 
 @pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)

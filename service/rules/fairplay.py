@@ -1,0 +1,103 @@
+"""Fair play: the key that recognises the dice of a live challenge in any disguise, and
+the mark that the dice of every Friend Box carry.
+
+The analysis of a run is decided by less than its dice: where only sums matter (the
+standard move rule and two dice always, the Daily Dice's rules), by the sequence of
+totals; under every other rule by each roll's two dice, in either order. And only by the
+rolls a turn can reach: each played roll closes tiles adding up to its total, so once the
+totals so far add up to the box's tiles (45 on nine tiles), no later roll is ever played.
+An in-play sequence's key (``deciding_key``) is that: the totals (or unordered pairs) of
+its first rolls, as many as a turn on the box can reach but at least ``MIN_ROLLS`` (or all
+of a shorter sequence). Dice to analyse are refused when any of their ``candidate_keys``
+is an in-play key: the same rolls in another order, a roll replaced by another of the same
+total, other late rolls or other rules on the same first rolls all give the same key.
+
+Box dice are marked (``marked``): a keyed hash of their key has its low ``MARK_BITS``
+bits zero. Dice whose candidate keys carry no mark are no box's, decided in memory
+without asking anyone; only the marked few need the boxes' index (8 in 1,024 of the
+dice of nine tiles, whose 8 candidate keys may each be marked; every dice of fewer than
+``MIN_ROLLS`` rolls). The mark is a secret subset of the keys, so box dice stay
+unpredictable to anyone without the secret.
+
+>>> standard = deciding_key(((6, 5), (2, 3), (4, 4), (1, 2), (3, 3), (6, 6), (2, 2), (5, 5),
+...     (1, 1), (6, 4)), sums_only=True)
+>>> standard == deciding_key(((5, 6), (1, 4), (4, 4), (2, 1), (3, 3), (6, 6), (2, 2), (5, 5),
+...     (6, 6), (6, 6)), sums_only=True)
+True
+>>> standard in candidate_keys(((5, 6), (4, 1), (5, 3), (2, 1), (4, 2), (6, 6), (3, 1),
+...     (5, 5), (1, 1), (6, 4), (1, 1), (2, 2), (3, 3)))
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from typing import Final
+
+from service.rules.ruleset import Roll, Rules
+
+MIN_ROLLS: Final = 7
+"""The fewest rolls a key spans (a shorter sequence: all of them), so that the few dice
+a small box can reach never make a key that refuses everyone else's dice."""
+MARK_BITS: Final = 10
+"""A box's dice are drawn among the keys whose keyed hash ends in this many zero bits:
+one key in 1,024 is marked; a new box costs about 1,024 draws (some 5 ms)."""
+_MARK_MASK: Final = (1 << MARK_BITS) - 1
+_SUMS, _PAIRS = b"s", b"p"
+_PAIR_CODE: Final = {
+    (a, b): 6 * (min(a, b) - 1) + max(a, b) for a in range(1, 7) for b in range(1, 7)
+}
+
+
+def only_sums_matter(rules: Rules) -> bool:
+    """Whether every choice these rules allow depends on the rolls' totals alone."""
+    return not rules.one_die_variant.ever and rules.move_variant.by_total
+
+
+def _reach(sums: Sequence[int], tiles: int) -> int:
+    """How many rolls a turn on ``tiles`` tiles can reach, with these totals: up to the
+    one that brings the totals to the sum of the tiles (at least ``MIN_ROLLS``)."""
+    if len(sums) <= MIN_ROLLS:
+        return len(sums)
+    box, total = tiles * (tiles + 1) // 2, 0
+    for index, value in enumerate(sums):
+        total += value
+        if total >= box:
+            return max(index + 1, MIN_ROLLS)
+    return len(sums)
+
+
+def deciding_key(dice: Sequence[Roll], *, sums_only: bool) -> bytes:
+    """What decides the analysis of a sequence of ``tiles + 1`` rolls: the totals of the
+    rolls a turn can reach where only sums matter, else every roll's two dice unordered."""
+    if sums_only:
+        sums = [a + b for a, b in dice]
+        return _SUMS + bytes(sums[: _reach(sums, len(dice) - 1)])
+    return _PAIRS + bytes(_PAIR_CODE[roll] for roll in dice)
+
+
+def candidate_keys(dice: Sequence[Roll]) -> Iterator[bytes]:
+    """Every key an in-play sequence that these dice could disguise may have: the totals
+    and the unordered pairs of each prefix of ``MIN_ROLLS`` rolls or more (of all of
+    shorter dice), whatever rules they are analysed under."""
+    sums = bytes(a + b for a, b in dice)
+    pairs = bytes(_PAIR_CODE[roll] for roll in dice)
+    for length in range(min(MIN_ROLLS, len(dice)), len(dice) + 1):
+        yield _SUMS + sums[:length]
+        yield _PAIRS + pairs[:length]
+
+
+def stored_key(key: bytes) -> int:
+    """A key as the boxes' index keeps it: a signed 64-bit number."""
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big", signed=True)
+
+
+def marked(secret: bytes, key: bytes) -> bool:
+    """Whether a key carries the mark of box dice under this secret. Every key of fewer
+    than ``MIN_ROLLS`` rolls counts as marked: so few rolls have too few keys to mark
+    one in 1,024 of them (and their boxes, of five tiles or fewer, are few)."""
+    if len(key) <= MIN_ROLLS:
+        return True
+    digest = hashlib.blake2b(key, digest_size=8, key=secret[:64], person=b"in-play").digest()
+    return int.from_bytes(digest[-2:], "big") & _MARK_MASK == 0

@@ -1,0 +1,113 @@
+"""Fair play in the rules core: the key that recognises a live challenge's dice in any
+disguise, and the mark of box dice."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from service.rules import fairplay
+from service.rules.dice import derive_box_dice, derive_dice
+from service.rules.ruleset import Roll, Rules
+from tests.rules.strategies import rolls
+
+SECRET = b"golden-vector-secret"
+sequences = st.integers(2, 12).flatmap(
+    lambda tiles: st.lists(rolls, min_size=tiles + 1, max_size=tiles + 1)
+)
+
+
+def test_golden_box_vectors() -> None:
+    """The marked draw of a box pins ``hmac-sha256-marked-v1``."""
+    assert derive_box_dice(SECRET, "box/ABCD12345", Rules()) == (
+        (2, 2), (2, 2), (2, 5), (2, 5), (5, 1), (3, 1), (1, 5), (1, 6), (6, 4), (4, 2),
+    )  # fmt: skip
+    assert derive_box_dice(SECRET, "box/ABCD12345", Rules(tiles=12, move_rule="single")) == (
+        (2, 2), (6, 4), (2, 3), (1, 4), (3, 3), (6, 3), (6, 6), (1, 6), (2, 2), (3, 1), (1, 3),
+        (2, 3), (2, 1),
+    )  # fmt: skip
+
+
+def test_only_sums_matter_under_the_standard_move_rule_and_two_dice() -> None:
+    assert fairplay.only_sums_matter(Rules())
+    assert fairplay.only_sums_matter(Rules(tiles=12, start=(4, 5, 6), scoring="digits"))
+    assert not fairplay.only_sums_matter(Rules(one_die="high_closed"))
+    assert not fairplay.only_sums_matter(Rules(move_rule="dice_or_sum"))
+    assert not fairplay.only_sums_matter(Rules(move_rule="single"))
+
+
+@given(sequences, st.booleans(), st.data())
+def test_every_disguise_has_the_same_key(
+    dice: list[Roll], sums_only: bool, data: st.DataObject
+) -> None:
+    """Rolls written the other way round, a roll replaced by another of the same total
+    (where only sums matter), rolls after those a turn can reach, and more rolls on the
+    same first ones: each is refused by one of its candidate keys."""
+    key = fairplay.deciding_key(dice, sums_only=sums_only)
+    assert key in set(fairplay.candidate_keys(dice))
+    swapped = [(b, a) for a, b in dice]
+    assert key in set(fairplay.candidate_keys(swapped))
+    if sums_only:
+        same_totals = [data.draw(st.sampled_from(_same_total(a + b))) for a, b in dice]
+        assert key in set(fairplay.candidate_keys(same_totals))
+    reached = len(key) - 1
+    later = dice[:reached] + [data.draw(rolls) for _ in dice[reached:]]
+    assert key in set(fairplay.candidate_keys(later))
+    if len(dice) >= fairplay.MIN_ROLLS:
+        longer = later + data.draw(st.lists(rolls, max_size=13 - len(dice)))
+        assert key in set(fairplay.candidate_keys(longer))
+
+
+def _same_total(total: int) -> list[Roll]:
+    return [(a, total - a) for a in range(1, 7) if 1 <= total - a <= 6]
+
+
+@given(sequences)
+def test_the_rolls_a_turn_can_reach_decide(dice: list[Roll]) -> None:
+    """A sums key spans the rolls up to the one that brings the totals to the box's
+    tiles: no turn plays a later roll, each played roll closing tiles of its total."""
+    key = fairplay.deciding_key(dice, sums_only=True)
+    reached = len(key) - 1
+    tiles = len(dice) - 1
+    totals = [a + b for a, b in dice]
+    assert reached == len(dice) or sum(totals[:reached]) >= tiles * (tiles + 1) // 2
+    assert reached >= min(fairplay.MIN_ROLLS, len(dice))
+    if reached > fairplay.MIN_ROLLS:
+        assert sum(totals[: reached - 1]) < tiles * (tiles + 1) // 2
+
+
+def test_other_reached_rolls_have_other_keys() -> None:
+    daily = derive_dice(SECRET, "daily/2026-11-29", 10)
+    key = fairplay.deciding_key(daily, sums_only=True)
+    for index in range(len(key) - 1):
+        changed = list(daily)
+        a, b = changed[index]
+        changed[index] = (a % 6 + 1, b)  # another total
+        assert key not in set(fairplay.candidate_keys(changed))
+
+
+def test_a_small_box_never_refuses_longer_dice() -> None:
+    """Dice of a few rolls (a small box) have keys of their own length: they never
+    stand for the first rolls of every longer sequence."""
+    small = [(6, 6), (6, 6), (6, 6)]
+    for sums_only in (True, False):
+        key = fairplay.deciding_key(small, sums_only=sums_only)
+        assert key not in set(fairplay.candidate_keys(small + [(1, 1)] * 7))
+
+
+def test_box_dice_are_marked_and_one_key_in_1024_is() -> None:
+    for n in range(20):
+        rules = Rules(tiles=2 + n % 11, move_rule="single" if n % 2 else "any")
+        dice = derive_box_dice(SECRET, f"box/{n}", rules)
+        key = fairplay.deciding_key(dice, sums_only=fairplay.only_sums_matter(rules))
+        assert fairplay.marked(SECRET, key)
+        assert fairplay.marked(SECRET, key[: fairplay.MIN_ROLLS])  # short keys: always
+    drawn = Counter(
+        fairplay.marked(
+            SECRET, fairplay.deciding_key(derive_dice(SECRET, f"x/{n}", 10), sums_only=True)
+        )
+        for n in range(100_000)
+    )
+    assert 50 < drawn[True] < 160  # about 100000 / 1024
