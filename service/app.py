@@ -11,13 +11,12 @@ from datetime import date
 from typing import Any, Final, cast
 
 import asyncpg
-from litestar import Litestar, Response, get
+from litestar import Litestar
 from litestar.config.cors import CORSConfig
 from litestar.enums import ScopeType
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Server
-from litestar.plugins.prometheus import PrometheusController
 from litestar.types import (
     ASGIApp,
     HTTPScope,
@@ -29,6 +28,7 @@ from litestar.types import (
     Scope,
     Send,
 )
+from litestar.utils.scope.state import ScopeState
 
 from service import logs
 from service.api import problems
@@ -53,8 +53,9 @@ from service.api.hot import (
     in_framework,
     last_resort,
 )
-from service.api.ops import OpsController
+from service.api.ops import MetricsController, OpsController
 from service.api.players import PlayersController
+from service.api.reading import body_in_time, one_reading_middleware
 from service.clock import Clock, SystemClock
 from service.i18n import language_middleware
 from service.ratelimit import RateLimiter, rate_limit_middleware
@@ -68,19 +69,6 @@ from service.store.db import create_pool, migrate
 from service.web import play_router
 
 VERSION = "1.0.0"
-
-
-class MetricsController(PrometheusController):
-    """Prometheus text at /metrics: for operators, not part of the client API document.
-    What this process counted and has not written yet is written first."""
-
-    include_in_schema = False
-
-    @get()
-    async def get(self) -> Response[bytes]:
-        logs.request_metrics.flush()
-        response: Response[bytes] = await PrometheusController.get.fn(self)
-        return response
 
 
 def openapi_config() -> OpenAPIConfig:
@@ -149,6 +137,7 @@ def lifespan(
                 settings.token_limit,
                 settings.trusted_proxies,
                 settings.operation_limits,
+                ipv6_prefix=settings.rate_limit_ipv6_prefix,
             )
             LOADED.limit = settings.solver_tables
             solver = app.state.solver = Solver(
@@ -188,7 +177,7 @@ def lifespan(
 
 
 class App(Litestar):
-    """Litestar with three things of its own.
+    """Litestar with four things of its own.
 
     The request log and metrics (``logs.observe_middleware``) take every request as it
     comes, whatever answers it: the framework's own answers (a 404, a 500) too.
@@ -198,21 +187,48 @@ class App(Litestar):
     body not. The request log and metrics still say HEAD.
 
     It can run the service's middleware straight from the server for the hottest routes
-    (``serve_before_framework``, ``service.api.hot``)."""
+    (``serve_before_framework``, ``service.api.hot``).
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    A request's body must arrive within ``body_timeout`` seconds, whichever way reads it
+    (``service.api.reading``).
+
+    Every request meets the rate limits first (``rate_limit_middleware``), whatever
+    answers it: on a hot route before the service's middleware, on the framework's way
+    before its router (within its exception and CORS layers), so that a 404 or 405 of
+    the router costs a token as any answer does."""
+
+    def __init__(self, *args: Any, body_timeout: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.body_timeout = body_timeout
         self.hot_routes: Sequence[HotRoute] = ()
         self.front: ASGIApp | None = None
         self.observed = logs.observe_middleware(self.route)
 
+    def _create_asgi_handler(self) -> ASGIApp:
+        """The framework's layers as Litestar makes them, around its router with the rate
+        limits in front."""
+        router = self.asgi_router
+        limited = rate_limit_middleware(router)
+
+        async def before_routing(scope: Scope, receive: Receive, send: Send) -> None:
+            # An error raised before the router is the app's handlers' to answer, as one
+            # the router raises itself.
+            ScopeState.from_scope(scope).exception_handlers = self.exception_handlers
+            await limited(scope, receive, send)
+
+        self.asgi_router = cast("Any", before_routing)  # called as the router is
+        try:
+            return super()._create_asgi_handler()
+        finally:
+            self.asgi_router = router
+
     def serve_before_framework(
         self, routes: Sequence[HotRoute], middleware: Callable[[ASGIApp], ASGIApp]
     ) -> None:
-        """Requests on ``routes`` go through ``middleware`` before the framework, which
-        gets what it does not answer (``service.api.hot``)."""
+        """Requests on ``routes`` go through the rate limits and ``middleware`` before the
+        framework, which gets what they do not answer (``service.api.hot``)."""
         self.hot_routes = routes
-        self.front = last_resort(middleware(self.framework))
+        self.front = last_resort(rate_limit_middleware(middleware(self.framework)))
 
     async def __call__(
         self,
@@ -227,7 +243,8 @@ class App(Litestar):
         if http["method"] == "HEAD":
             http = cast("HTTPScope", {**http, "method": "GET", logs.HEAD_REQUEST: True})
             send = _without_body(send)
-        await self.observed(http, cast("Receive", receive), send)
+        receive = body_in_time(cast("Receive", receive), self.body_timeout)
+        await self.observed(http, receive, send)
 
     async def route(self, scope: Scope, receive: Receive, send: Send) -> None:
         """A request, under way in the log: to the service's middleware before the
@@ -300,6 +317,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         exception_handlers={Exception: problems.internal_error},
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
+        body_timeout=settings.body_timeout,
         request_class=StrictBodyRequest,  # bodies decoded strictly into their structs
         cors_config=cors_config(settings),
         logging_config=None,  # service.logs configures JSON logging
@@ -325,7 +343,9 @@ def framework_middleware(app: ASGIApp) -> ASGIApp:
 
 def service_middleware(app: ASGIApp) -> ASGIApp:
     """The service's own middleware around ``app``, outermost first (the log and metrics
-    are the app's, ``App``): the Daily Dice feed (the hottest path, with no text: before the
-    language), the language, the rate limits, the hot POSTs."""
+    and the rate limits are the app's, ``App``): one reading of the headers (a request on
+    any path, the feed's too), the Daily Dice feed (the hottest path, with no text: before
+    the language), the language, the hot POSTs."""
     hot = hot_posts({ANALYZE_PATH: analyze_answer, RUNS_PATH: official_run_answer})(app)
-    return daily_feed_middleware(language_middleware(rate_limit_middleware(hot)))
+    feed = daily_feed_middleware(language_middleware(hot))
+    return one_reading_middleware(feed)

@@ -70,6 +70,7 @@ class RequestLine(msgspec.Struct, gc=False):
 
 
 PATH_LOGGED: Final = 512  # characters: a longer path is cut, it is somebody's junk
+METHOD_LOGGED: Final = 32  # characters: WebDAV's longest has 16; anything longer is junk
 
 
 FLUSH_SECONDS: Final = 0.05
@@ -86,7 +87,8 @@ def _flush_later(flush: Callable[[], None]) -> bool:
 
 Logged = tuple[float, str, str, str, int, float]
 """A request as the log keeps it until written: when it ended (epoch seconds), its id,
-method, path (cut to ``PATH_LOGGED``), status and duration (seconds)."""
+method (cut to ``METHOD_LOGGED``), path (cut to ``PATH_LOGGED``), status and duration
+(seconds). The id is the client's only when short (``_incoming_id``)."""
 
 
 class RequestLog:
@@ -120,7 +122,8 @@ class RequestLog:
 
     def request(self, rid: str, method: str, path: str, status: int, seconds: float) -> None:
         first = not self._kept
-        self._kept.append((time.time(), rid, method, path[:PATH_LOGGED], status, seconds))
+        kept = (time.time(), rid, method[:METHOD_LOGGED], path[:PATH_LOGGED], status, seconds)
+        self._kept.append(kept)
         if (first and not _flush_later(self.flush)) or len(self._kept) >= self.FLUSH_LINES:
             self.flush()  # the timer set for them finds nothing, or the next ones
 
@@ -161,6 +164,15 @@ class RequestLog:
 
 request_log = RequestLog()
 
+
+HTTP_METHODS: Final = frozenset(
+    ("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH")
+)
+"""The methods of RFC 9110 and PATCH: the metrics' ``method`` labels, with ``other`` for
+any other (every label is a series kept for good: a client must not make them)."""
+OTHER_METHOD: Final = "other"
+UNMATCHED: Final = "unmatched"
+"""The metrics' ``path`` of a request no route took (a 404, a 405): by template only."""
 
 REQUESTS: Final = Counter(
     "shutbox_requests_total", "HTTP requests answered", ["method", "path", "status"]
@@ -269,8 +281,9 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
                 status = CLIENT_CLOSED
             elapsed = time.perf_counter() - started
             method = "HEAD" if scope.get(HEAD_REQUEST) else str(scope.get("method", ""))
-            path = str(scope.get("path_template", "unmatched"))
-            request_metrics.add(method, path, status, elapsed)
+            path = str(scope.get("path_template", UNMATCHED))
+            labelled = method if method in HTTP_METHODS else OTHER_METHOD
+            request_metrics.add(labelled, path, status, elapsed)
             if access_log.isEnabledFor(logging.INFO):
                 request_log.request(rid, method, scope["path"], status, elapsed)
             request_id.reset(token)

@@ -12,9 +12,15 @@ on a Redis Cluster and one script call takes them all or none. Creating a
 player and claiming a transfer code have limits per address of their own, on top:
 accounts are cheap to make and codes must not be guessed. The client
 address is the connection's peer, or the first address in ``X-Forwarded-For`` not
-added by a trusted proxy when the peer is one of ``SHUTBOX_TRUSTED_PROXIES``.
-Operations endpoints (health, readiness, metrics, docs), the rules catalogue and the
-Daily Dice feed (public, immutable, cacheable) are not limited.
+added by a trusted proxy when the peer is one of ``SHUTBOX_TRUSTED_PROXIES``; its limits
+count by network (``limited_as``): an IPv4 address (an IPv4-mapped IPv6 one too), an
+IPv6 /64 (``SHUTBOX_RATE_LIMIT_IPV6_PREFIX``), the host's own addresses as one.
+
+Every request counts, whatever answers it: the limits run before the framework's router
+(``App``), so a path no route has (404) or a method it does not take (405) costs its
+token too. Only the GETs of health, readiness, the docs, the rules catalogue and the
+Daily Dice feed (public, immutable, cacheable) are not limited, each by its exact path;
+the metrics are.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import math
 import time
 from collections import OrderedDict
 from functools import cache
-from typing import Final
+from typing import Final, cast
 
 import msgspec
 from litestar.enums import ScopeType
@@ -34,12 +40,29 @@ from litestar.types import ASGIApp, HTTPResponseStartEvent, Receive, Scope, Send
 
 from service.api.hot import FEED_PATH
 from service.api.problems import RATE_LIMITED
-from service.i18n import Language, _, current, speaking
+from service.i18n import Language, _, current, language_middleware, speaking
 from service.settings import Limit
 from service.store.batch import Batcher
 from service.store.cache import Cache
 
-EXEMPT: Final = ("/healthz", "/readyz", "/metrics", "/schema", "/v1/rules")
+EXEMPT: Final = frozenset(
+    {
+        "/healthz",
+        "/readyz",
+        "/v1/rules",
+        "/schema",
+        "/schema/openapi.json",
+        "/schema/openapi.yaml",
+        "/schema/openapi.yml",
+        "/schema/scalar",
+    }
+)
+"""The paths whose GETs are not limited, exactly (a trailing slash aside): anything else
+under them, or another method, is somebody's junk, a 404 or a 405 that costs a token
+like any other answer."""
+LIMITED: Final = "shutbox.limited"
+"""In a scope: the request has been counted (the limits run once a request, wherever
+they meet it first)."""
 # The Daily Dice of a date: public, immutable and cacheable (served from memory, and
 # from any HTTP cache in front): limiting it protects nothing. Only a path that names a
 # date is exempt: anything else there is a 400 that costs the client a token.
@@ -104,6 +127,46 @@ return answers
 """
 
 _json: Final = msgspec.json.Encoder()
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+ADDRESS_KEPT: Final = 64
+"""Characters kept of a client address that is no IP address (a key of its buckets)."""
+LOOPBACK: Final = "127.0.0.1"
+"""The client the host's own addresses count as (127.0.0.0/8 and ::1: one host)."""
+
+
+def ip_of(address: str) -> IPAddress | None:
+    """An address as the service reads it, or None if it is no IP address. An
+    IPv4-mapped IPv6 address (``::ffff:192.0.2.1``: an IPv4 peer of a dual-stack socket)
+    is that IPv4 address."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def limited_as(address: str, ipv6_prefix: int) -> str:
+    """The client whose per-address limits a request from ``address`` counts against:
+    an IPv4 address as it is; an IPv6 address by its network of ``ipv6_prefix`` bits (a
+    home or a host is given a /64: 2^64 addresses, one client); any address of the host
+    itself as ``LOOPBACK``; anything else (no IP: a unix socket, a test client) as given,
+    cut to ``ADDRESS_KEPT``."""
+    if ":" not in address:  # IPv4, or no IP: read without a parse, as most requests
+        return LOOPBACK if address.startswith("127.") else address[:ADDRESS_KEPT]
+    ip = ip_of(address)
+    if ip is None:
+        return address[:ADDRESS_KEPT]
+    if ip.is_loopback:
+        return LOOPBACK
+    if ip.version == 4:
+        return str(ip)
+    host_bits = 128 - ipv6_prefix
+    network = ipaddress.IPv6Address(int(ip) >> host_bits << host_bits)
+    return f"{network}/{ipv6_prefix}"
+
 
 Buckets = list[tuple[str, Limit]]
 """The buckets of one request: (key, limit) each; of one client, in ``RateLimiter.take``
@@ -259,11 +322,13 @@ class RateLimiter:
         per_token: Limit | None,
         trusted_proxies: list[str],
         per_operation: dict[str, Limit | None] | None = None,
+        ipv6_prefix: int = 64,
     ) -> None:
         self.cache = cache
         self.per_address = per_address
         self.per_token = per_token
         self.per_operation = per_operation or {}
+        self.ipv6_prefix = ipv6_prefix
         self.trusted = [ipaddress.ip_network(p, strict=False) for p in trusted_proxies]
         self.local = LocalBuckets()
         self.taken_ahead = TakenAhead()
@@ -273,6 +338,8 @@ class RateLimiter:
         self._shared: Batcher[Buckets, float] = Batcher(self._take_shared)
 
     def client_address(self, scope: Scope) -> str:
+        """The address the request comes from, as the connection or a trusted proxy
+        gives it (its limits count by ``limited_as`` of it, in ``take``)."""
         peer = (scope.get("client") or ("unknown", 0))[0]
         if not self.trusted or not self._is_trusted(peer):
             return str(peer)
@@ -289,18 +356,15 @@ class RateLimiter:
         return str(peer)
 
     def _is_trusted(self, address: str) -> bool:
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return False
-        return any(ip in network for network in self.trusted)
+        ip = ip_of(address)
+        return ip is not None and any(ip in network for network in self.trusted)
 
     async def wait_for(self, scope: Scope) -> float:
         """0 if the request may go on, else the seconds to wait (the longest of its limits)."""
         buckets: Buckets = []
         if self.per_address is not None:
             buckets.append(("address", self.per_address))
-        operation = OWN_LIMITS.get((str(scope.get("method")), scope["path"].rstrip("/")))
+        operation = OWN_LIMITS.get((str(scope.get("method")), routed_path(scope)))
         own_limit = self.per_operation.get(operation) if operation else None
         if operation and own_limit is not None:
             buckets.append((operation, own_limit))
@@ -313,10 +377,11 @@ class RateLimiter:
     async def take(self, client: str, buckets: Buckets) -> float:
         """A token from each of the client address's buckets named here (all or nothing):
         0, or the seconds to wait. In Redis while it answers (the same buckets for every
-        process), else here."""
+        process), else here. The buckets are those of the address's network
+        (``limited_as``), whichever limit asks."""
         if not buckets:
             return 0.0
-        base = self.cache.key(client, "ratelimit", "")
+        base = self.cache.key(limited_as(client, self.ipv6_prefix), "ratelimit", "")
         keyed = [(base + name, limit) for name, limit in buckets]
         if self._script is not None and self.cache.usable:
             unseen = self.taken_ahead.first_sight(keyed, time.monotonic())
@@ -387,6 +452,16 @@ class RateLimiter:
         return waits
 
 
+def routed_path(scope: Scope) -> str:
+    """The path as the router reads it: without the root path the app is mounted at (the
+    limits run before the router strips it), nor a trailing slash."""
+    path: str = scope["path"]
+    root = scope.get("root_path")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return path.rstrip("/")
+
+
 def _bearer_token(scope: Scope) -> bytes | None:
     for name, value in scope["headers"]:
         if name == b"authorization":
@@ -413,22 +488,35 @@ def _too_many(language: Language) -> bytes:
 
 
 def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
-    """Answer 429 (problem details, Retry-After) to clients over their limits."""
+    """Answer 429 (problem details, Retry-After, in the request's language) to clients
+    over their limits. Once a request: wherever it meets the request first (before the
+    framework's router, or before the hot routes' answerers), it marks it ``LIMITED``."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        limiter: RateLimiter | None = getattr(scope["app"].state, "rate_limiter", None)
-        if (
-            scope["type"] != ScopeType.HTTP
-            or limiter is None
-            or scope["path"].startswith(EXEMPT)
-            or (scope.get("method") == "GET" and FEED_PATH.fullmatch(scope["path"]))
+        if scope["type"] != ScopeType.HTTP or LIMITED in scope:
+            await app(scope, receive, send)
+            return
+        cast("dict[str, object]", scope)[LIMITED] = True
+        if scope.get("method") == "GET" and (
+            FEED_PATH.fullmatch(scope["path"]) or routed_path(scope) in EXEMPT
         ):
+            await app(scope, receive, send)
+            return
+        limiter: RateLimiter | None = getattr(scope["app"].state, "rate_limiter", None)
+        if limiter is None:
             await app(scope, receive, send)
             return
         wait = await limiter.wait_for(scope)
         if wait <= 0:
             await app(scope, receive, send)
             return
+        await language_middleware(_too_many_requests(wait))(scope, receive, send)
+
+    return middleware
+
+
+def _too_many_requests(wait: float) -> ASGIApp:
+    async def answer(scope: Scope, receive: Receive, send: Send) -> None:
         body = _too_many(current())
         start: HTTPResponseStartEvent = {
             "type": "http.response.start",
@@ -442,4 +530,4 @@ def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
         await send(start)
         await send({"type": "http.response.body", "body": body, "more_body": False})
 
-    return middleware
+    return answer

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from datetime import date
@@ -29,16 +30,21 @@ ENVIRONMENT = {
     "SHUTBOX_RATE_LIMIT_ACCOUNTS": "players made per client address, N/s, N/m, N/h or off (60/h)",
     "SHUTBOX_RATE_LIMIT_CLAIMS": "transfer claims per client address, N/s, N/m, N/h or off (20/h)",
     "SHUTBOX_TRUSTED_PROXIES": "proxies whose X-Forwarded-For is believed, IPs or CIDRs (none)",
+    "SHUTBOX_RATE_LIMIT_IPV6_PREFIX": "IPv6 clients share the per-address limits per /N (64)",
+    "SHUTBOX_METRICS_ALLOW": "who may read /metrics: IPs or CIDRs, or none (loopback only)",
+    "SHUTBOX_METRICS_TOKEN": "a bearer token that lets a scraper read /metrics from anywhere",
     "SHUTBOX_SOLVER_PROCESSES": "processes solving new rules variants, per worker (default 1)",
     "SHUTBOX_SOLVER_QUEUE": "variants waiting for a solve in a worker before 503 (default 4)",
     "SHUTBOX_SOLVER_RATE_LIMIT": "solves a client address may start, N/s, N/m, N/h or off (20/m)",
     "SHUTBOX_SOLVER_TABLES": "rules variants whose tables a worker holds in memory (default 8)",
     "SHUTBOX_HEADER_TIMEOUT": "seconds a connection has to send its request headers (5)",
+    "SHUTBOX_BODY_TIMEOUT": "seconds a request has to send its whole body, then 408 (10)",
     "SHUTBOX_STATEMENT_TIMEOUT": "seconds a database statement may run, unless it has its own (5)",
 }
 
 
 _PERIODS: Final = {"s": 1, "m": 60, "h": 3600}
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 class Limit(msgspec.Struct, frozen=True):
@@ -84,11 +90,15 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_accounts: str = "60/h"
     rate_limit_claims: str = "20/h"
     trusted_proxies: list[str] = msgspec.field(default_factory=list)
+    rate_limit_ipv6_prefix: Annotated[int, msgspec.Meta(ge=1, le=128)] = 64
+    metrics_allow: list[str] = msgspec.field(default_factory=lambda: ["127.0.0.0/8", "::1"])
+    metrics_token: str | None = None
     solver_processes: Annotated[int, msgspec.Meta(ge=1)] = 1
     solver_queue: Annotated[int, msgspec.Meta(ge=1)] = 4
     solver_rate_limit: str = "20/m"
     solver_tables: Annotated[int, msgspec.Meta(ge=1)] = 8
     header_timeout: float = 5.0
+    body_timeout: float = 10.0
     statement_timeout: float = 5.0
 
     @classmethod
@@ -99,7 +109,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             value = env.get(variable, "").strip()
             if value:
                 field = variable.removeprefix("SHUTBOX_").lower()
-                listed = field in {"cors_origins", "trusted_proxies"}
+                listed = field in {"cors_origins", "trusted_proxies", "metrics_allow"}
                 raw[field] = [v.strip() for v in value.split(",")] if listed else value
         try:
             return msgspec.convert(raw, cls, strict=False)
@@ -117,12 +127,19 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             Limit.parse(limit)  # refuse a limit that cannot be read, at start
         if not 0.001 <= self.header_timeout <= 60:  # granian takes 1 ms to 60 s
             raise ValueError("the header timeout is 0.001 to 60 seconds")
+        if not 0.001 <= self.body_timeout <= 3600:
+            raise ValueError("the body timeout is 0.001 to 3600 seconds")
         if self.statement_timeout < 0:
             raise ValueError("the statement timeout is 0 (none) or more seconds")
         if "{" in self.redis_prefix or "}" in self.redis_prefix:  # they'd move the hash tags
             raise ValueError("the Redis prefix may not hold { or }")
         if min(self.solver_processes, self.solver_queue, self.solver_tables) < 1:
             raise ValueError("solver processes, queue and tables are each 1 or more")
+        if not 1 <= self.rate_limit_ipv6_prefix <= 128:
+            raise ValueError("the IPv6 prefix of the rate limits is 1 to 128 bits")
+        self.metrics_networks  # noqa: B018 - refuse an address that cannot be read, at start
+        if self.metrics_token is not None and len(self.metrics_token) < 16:
+            raise ValueError("the metrics token has 16 characters or more")
 
     @property
     def address_limit(self) -> Limit | None:
@@ -144,6 +161,13 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             "accounts": Limit.parse(self.rate_limit_accounts),
             "claims": Limit.parse(self.rate_limit_claims),
         }
+
+    @property
+    def metrics_networks(self) -> list[IPNetwork]:
+        """The client addresses that may read /metrics without the token."""
+        if [entry.lower() for entry in self.metrics_allow] == ["none"]:
+            return []
+        return [ipaddress.ip_network(entry, strict=False) for entry in self.metrics_allow]
 
     @property
     def data_path(self) -> Path:

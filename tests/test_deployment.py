@@ -488,6 +488,34 @@ def test_the_api_believes_x_forwarded_for_from_the_proxy_only() -> None:
         ), f"the proxy's network {ours} is not trusted"
 
 
+def test_the_metrics_are_not_served_through_the_proxy() -> None:
+    """Nobody the proxy passes on reads /metrics, the proxy itself neither: only the
+    container's own loopback, or a scraper with the token the host sets."""
+    from service.api.ops import may_scrape
+    from service.ratelimit import RateLimiter
+    from service.store.cache import Cache
+
+    token = "a-token-from-the-host-for-scrapers"
+
+    def scope(peer: str, *headers: tuple[bytes, bytes]) -> Any:
+        return {"type": "http", "client": (peer, 40000), "headers": list(headers)}
+
+    shared = networks_of(PROXY) & networks_of(API)
+    proxies = [str(next(subnet.hosts())) for network in shared for subnet in subnets(network)]
+    assert proxies
+    client = (b"x-forwarded-for", b"203.0.113.9")
+    bearer = (b"authorization", f"Bearer {token}".encode())
+    for given in (False, True):
+        host = {"SHUTBOX_SECRET": SECRET, **({"SHUTBOX_METRICS_TOKEN": token} if given else {})}
+        settings = Settings.from_env(api_environment(host))
+        limiter = RateLimiter(Cache(None, "t:"), None, None, settings.trusted_proxies)
+        assert may_scrape(scope("127.0.0.1"), settings, limiter), "not even from inside"
+        for proxy in proxies:
+            assert not may_scrape(scope(proxy), settings, limiter), f"the proxy {proxy} reads"
+            assert not may_scrape(scope(proxy, client), settings, limiter), "its clients read"
+            assert may_scrape(scope(proxy, client, bearer), settings, limiter) == given
+
+
 # --- Dockerfile -----------------------------------------------------------------------
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from service.logs import CLIENT_CLOSED, PATH_LOGGED, RequestLog
+from service.logs import CLIENT_CLOSED, METHOD_LOGGED, PATH_LOGGED, RequestLog
 
 
 def test_a_kept_request_becomes_the_line_the_log_writes() -> None:
@@ -52,3 +52,11 @@ def test_requests_are_written_at_the_flush_and_a_long_path_is_cut(
     assert written["path"] == ("/x" * PATH_LOGGED)[:PATH_LOGGED]
     log.flush()
     assert capsys.readouterr().out == ""  # nothing kept twice
+
+
+def test_a_method_a_client_made_up_is_cut(capsys: pytest.CaptureFixture[str]) -> None:
+    """Any method string reaches the app (60,000 letters were): the log keeps a few."""
+    RequestLog().request("id-1", "M" * 60_000, "/v1/rules", 405, 0.0001)
+    [line] = capsys.readouterr().out.splitlines()
+    assert json.loads(line)["method"] == "M" * METHOD_LOGGED
+    assert METHOD_LOGGED <= 32 and len(line) < 300

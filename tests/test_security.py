@@ -141,3 +141,30 @@ def test_a_tile_far_off_the_box_is_refused_without_building_its_mask() -> None:
     finally:
         tracemalloc.stop()
     assert peak < 1_000_000  # bytes: a mask of that tile would take 125 MB
+
+
+@pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)
+async def test_cors_headers_answer_only_the_request_they_were_made_for(
+    settings: Settings,
+) -> None:
+    """The Daily Dice feed is answered from headers made once per date: what the CORS
+    layer adds for one browser's request is not in the next answer (to a request with no
+    Origin, or from another origin), the feed's 304 included."""
+    allowed = "https://a.example"
+    day = NOW.date().isoformat()
+    feed = f"/v1/daily/{day}"
+    changed = msgspec.structs.replace(settings, cors_origins=[allowed])
+    async with AsyncTestClient(create_app(changed, FixedClock(NOW))) as client:
+        first = await client.get(feed, headers={"Origin": allowed})  # made by the handler
+        etag = first.headers["etag"]
+        for _ in range(2):
+            for sent in ({"Origin": allowed}, {}, {"Origin": "https://evil.example"}):
+                for extra in ({}, {"If-None-Match": etag}):
+                    answer = await client.get(feed, headers=sent | extra)
+                    assert answer.status_code == (304 if extra else 200)
+                    allows = answer.headers.get_list("access-control-allow-origin")
+                    assert allows == ([allowed] if sent.get("Origin") == allowed else []), (
+                        sent,
+                        extra,
+                    )
+                    assert answer.headers.get_list("etag") == [etag]

@@ -144,14 +144,19 @@ def check_begun(day: date, settings: Settings, now: datetime) -> None:
         )
 
 
+CachedHeaders = tuple[tuple[bytes, bytes], ...]
+
+
 class Feed(NamedTuple):
     """A date's Daily Dice answer, encoded once, and its ETag; the headers of a 200 and
-    of a 304 made once too."""
+    of a 304 made once too, immutable: every answer sends a list of its own
+    (``feed_answer``), so no layer that edits a response's headers in place (the
+    framework's CORS) edits the next request's."""
 
     body: bytes
     etag: bytes
-    headers: list[tuple[bytes, bytes]]
-    not_modified: list[tuple[bytes, bytes]]
+    headers: CachedHeaders
+    not_modified: CachedHeaders
 
 
 async def _daily_answer(services: Services, when: date, now: datetime) -> Feed:
@@ -163,9 +168,9 @@ async def _daily_answer(services: Services, when: date, now: datetime) -> Feed:
         )
     )
     etag = b'"' + hashlib.blake2b(body, digest_size=12).hexdigest().encode() + b'"'
-    cached = [(b"etag", etag), (b"cache-control", CACHE_CONTROL)]
-    json = [(b"content-type", b"application/json"), content_length(body)]
-    return Feed(body, etag, [*cached, *json], cached)
+    cached = ((b"etag", etag), (b"cache-control", CACHE_CONTROL))
+    json = ((b"content-type", b"application/json"), content_length(body))
+    return Feed(body, etag, (*cached, *json), cached)
 
 
 async def official_run(services: Services, player: PlayerRow, when: date) -> DailyRun:
@@ -202,10 +207,10 @@ _encoder = msgspec.json.Encoder()
 
 def feed_answer(feed: Feed, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
     """A date's Daily Dice as they are (past response rendering), or 304 when the client
-    holds them already: the status, headers and body."""
+    holds them already: the status, headers (a new list, the answer's own) and body."""
     if any(k == b"if-none-match" and feed.etag in v for k, v in scope["headers"]):
-        return 304, feed.not_modified, b""
-    return 200, feed.headers, feed.body
+        return 304, [*feed.not_modified], b""
+    return 200, [*feed.headers], feed.body
 
 
 def daily_feed_middleware(app: ASGIApp) -> ASGIApp:

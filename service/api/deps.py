@@ -17,8 +17,8 @@ from service.i18n import _, player_language
 from service.settings import Settings
 from service.store import daily as store_daily
 from service.store import players
-from service.store.batch import Batcher
-from service.store.cache import Cache
+from service.store.batch import Batcher, SharedFlight
+from service.store.cache import Cache, RedisState
 from service.store.daily import NewRun, Stored, TokenRun
 from service.store.in_play import DiceInPlay
 from service.store.players import PlayerRow
@@ -26,6 +26,7 @@ from service.store.ranks import Histograms
 
 if TYPE_CHECKING:
     from service.api.daily import Feed
+    from service.api.ops import DatabaseState
 
 AnyRequest = Request[Any, Any, Any]
 
@@ -42,6 +43,8 @@ class Services:
         self.histograms = Histograms(pool, cache, clock)
         self.dice_in_play = DiceInPlay(pool, cache, settings.secret_bytes)
         self.daily_feed: dict[date, Feed] = {}  # the Daily Dice answers served
+        # The readiness checks asked at once share one (a crowd takes one connection).
+        self.readiness: SharedFlight[tuple[DatabaseState, RedisState]] = SharedFlight()
         # Concurrent requests share their round trips (one query, one commit a batch).
         self.players_by_token: Batcher[bytes, PlayerRow | None] = Batcher(
             lambda hashes: players.by_token_hashes(pool, hashes)

@@ -14,8 +14,9 @@ JSON body and gives the status and encoded body to send, or None having stored n
 anything else (a problem to answer, a body too large or of unknown length) goes on to
 the handler, with the body read here handed on, and is answered there as always. A
 database that cannot answer is the exception: its 503 is answered here at once, rather
-than the handler trying the database again. The middleware runs after the log, the
-language and the rate limits.
+than the handler trying the database again, and so is the 408 of a body that did not
+arrive in time (``service.api.reading``). The middleware runs after the log, the rate
+limits and the language.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from typing import Any, Final, NamedTuple
 
 from litestar import Request
 from litestar._asgi.utils import is_valid_host
+from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.api import problems
 from service.api.bodies import is_json
 from service.api.problems import database_problem, internal_error
 from service.logs import ClientClosedRequest
@@ -123,16 +126,18 @@ def hot_posts(routes: Mapping[re.Pattern[str], Answerer]) -> Callable[[ASGIApp],
                 await app(scope, receive, send)
                 return
             path, answerer = route
-            body = await _whole_body(scope, receive)
+            try:
+                body = await _whole_body(scope, receive)
+            except ProblemDetailsException as late:  # the body did not arrive in time
+                await problems.answer(late, scope, receive, send)
+                return
             if body is None:
                 await app(scope, receive, send)
                 return
             try:
                 answer = await answerer(scope, body, path)
             except DATABASE_DOWN as error:
-                request: Request[Any, Any, Any] = Request(scope, receive)
-                response = database_problem(error).to_response(request)
-                await response.to_asgi_response(None, request)(scope, receive, send)
+                await problems.answer(database_problem(error), scope, receive, send)
                 return
             if answer is None:
                 await app(scope, _replaying(body, receive), send)

@@ -1,15 +1,44 @@
-"""Operations: liveness, readiness, metrics and the interactive docs."""
+"""Operations: liveness, readiness, metrics and the interactive docs.
+
+Readiness is open to anyone (health checkers), and costs a crowd one check: the checks
+asked while one is under way share it (``Services.readiness``). The metrics are for the
+operator's scrapers only: a client address in ``SHUTBOX_METRICS_ALLOW`` (loopback by
+default) or a bearer of ``SHUTBOX_METRICS_TOKEN``; anyone else gets the 404 of a path
+that is not there. One rendering at a time per process, off the event loop, shared by the
+scrapes that ask meanwhile.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import hmac
+import os
 from typing import Literal
 
+import asyncpg
 import msgspec
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.types import Scope
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    generate_latest,
+    multiprocess,
+)
 
-from service.api.deps import ServicesDep
-from service.store.cache import RedisState
+from service import logs
+from service.api import problems
+from service.api.deps import AnyRequest, ServicesDep
+from service.api.hot import header
+from service.i18n import _
+from service.ratelimit import LOOPBACK, RateLimiter, ip_of
+from service.settings import Settings
+from service.store.batch import SharedFlight
+from service.store.cache import Cache, RedisState
+
+DatabaseState = Literal["up", "down"]
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -18,7 +47,7 @@ class Health(msgspec.Struct, frozen=True):
 
 class Readiness(msgspec.Struct, frozen=True):
     status: Literal["ready", "unavailable"]
-    database: Literal["up", "down"]
+    database: DatabaseState
     redis: RedisState
 
 
@@ -45,15 +74,70 @@ class OpsController(Controller):
     )
     async def readyz(self, services: ServicesDep) -> Response[Readiness]:
         pool, cache = services.pool, services.cache
-        try:
-            async with pool.acquire(timeout=1) as connection:
-                await connection.fetchval("SELECT 1", timeout=1)
-            database: Literal["up", "down"] = "up"
-        except Exception:
-            database = "down"
-        redis = await cache.state()
+        database, redis = await services.readiness(lambda: readiness(pool, cache))
         ready = database == "up"
         return Response(
             Readiness(status="ready" if ready else "unavailable", database=database, redis=redis),
             status_code=200 if ready else 503,
         )
+
+
+async def readiness(pool: asyncpg.Pool, cache: Cache) -> tuple[DatabaseState, RedisState]:
+    """Whether the database answers (on one pooled connection, for a second at most),
+    and Redis as it answers now."""
+    try:
+        async with pool.acquire(timeout=1) as connection:
+            await connection.fetchval("SELECT 1", timeout=1)
+        database: DatabaseState = "up"
+    except Exception:
+        database = "down"
+    return database, await cache.state()
+
+
+class MetricsController(Controller):
+    """Prometheus text at /metrics: for operators, not part of the client API document.
+    What this process counted and has not written yet is written first."""
+
+    path = "/metrics"
+    include_in_schema = False
+
+    @get()
+    async def get(self, request: AnyRequest, services: ServicesDep) -> Response[bytes]:
+        limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
+        if not may_scrape(request.scope, services.settings, limiter):
+            raise problems.NOT_FOUND(_("No such resource"))
+        logs.request_metrics.flush()
+        body = await _rendering(lambda: asyncio.to_thread(_render))
+        return Response(body, status_code=200, headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+
+_rendering: SharedFlight[bytes] = SharedFlight()  # the process's metrics: one registry
+
+
+def _render() -> bytes:
+    """The metrics of this process, or of every worker's (``PROMETHEUS_MULTIPROC_DIR``)."""
+    registry = REGISTRY
+    if "PROMETHEUS_MULTIPROC_DIR" in os.environ or "prometheus_multiproc_dir" in os.environ:
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    rendered: bytes = generate_latest(registry)
+    return rendered
+
+
+def may_scrape(scope: Scope, settings: Settings, limiter: RateLimiter | None) -> bool:
+    """Whether a request may read the metrics: it sends the metrics token as its bearer,
+    or comes from a client address the settings allow (through the trusted proxies, as
+    the limits read it). A connection not over IP (a unix socket, an in-process client)
+    is the host's own: allowed with loopback; an address a proxy gives that is no IP is
+    nobody's."""
+    token = settings.metrics_token
+    if token is not None:
+        scheme, _space, sent = (header(scope, b"authorization") or "").partition(" ")
+        sent_bytes = sent.strip().encode("latin-1")  # as the header came
+        if scheme.lower() == "bearer" and hmac.compare_digest(sent_bytes, token.encode()):
+            return True
+    peer = str((scope.get("client") or ("", 0))[0])
+    ip = ip_of(limiter.client_address(scope) if limiter is not None else peer)
+    if ip is None and ip_of(peer) is None:
+        ip = ip_of(LOOPBACK)
+    return ip is not None and any(ip in network for network in settings.metrics_networks)

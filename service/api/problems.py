@@ -24,6 +24,7 @@ from litestar.plugins.problem_details import (
     ProblemDetailsPlugin,
 )
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+from litestar.types import Receive, Scope, Send
 from msgspec import UNSET, Meta, UnsetType
 
 from service.i18n import LOCALISED, N_, _
@@ -152,6 +153,7 @@ UNAUTHORIZED = _register("unauthorized", 401, N_("A valid bearer token is requir
 FORBIDDEN = _register("forbidden", 403, N_("Not visible to you yet"))
 NOT_FOUND = _register("not-found", 404, N_("No such resource"))
 METHOD_NOT_ALLOWED = _register("method-not-allowed", 405, N_("Method not allowed"))
+REQUEST_TIMEOUT = _register("request-timeout", 408, N_("The request body arrived too slowly"))
 CONFLICT = _register("conflict", 409, N_("Conflicts with stored state"))
 BODY_TOO_LARGE = _register("body-too-large", 413, N_("The request body is too large"))
 UNSUPPORTED_MEDIA_TYPE = _register(
@@ -229,7 +231,7 @@ ILLEGAL_RUN: Final = (
 )
 
 # What many operations can answer, to document with ``documented(...)``.
-BODY: Final = (INVALID_REQUEST, BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE)
+BODY: Final = (INVALID_REQUEST, REQUEST_TIMEOUT, BODY_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE)
 CREATING: Final = (*BODY, INVALID_IDEMPOTENCY_KEY, IDEMPOTENCY_KEY_REUSED)
 STORED: Final = (DATABASE_UNAVAILABLE, DATABASE_TIMEOUT)
 LIMITED: Final = (RATE_LIMITED, *STORED)
@@ -350,6 +352,15 @@ def from_client_closed(exc: ClientClosedRequest) -> ProblemDetailsException:
     return CLIENT_CLOSED_REQUEST("The client closed the connection mid-request.")
 
 
+async def answer(
+    problem: ProblemDetailsException, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """Answer a problem straight to the server, as the framework's exception layer
+    would: for middleware that answers before (or without) the framework."""
+    request: Request[Any, Any, Any] = Request(scope, receive)
+    await problem.to_response(request).to_asgi_response(None, request)(scope, receive, send)
+
+
 def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
     log.exception("unhandled error", exc_info=exc)
     return from_http_exception(
@@ -376,6 +387,7 @@ _DESCRIPTIONS: Final = {
     401: "Missing or bad bearer token",
     403: "Not visible to this player yet",
     404: "Unknown resource",
+    408: "The body did not arrive in time: the connection is closed",
     409: "Conflicts with stored state",
     413: "Request body too large",
     415: "The body is not sent as application/json",

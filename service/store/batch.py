@@ -5,13 +5,17 @@ that moment to the handler at once. Alone, a call goes straight through (no time
 no added latency); under load, the calls that arrive while a batch is in flight
 travel together in the next one, so the round trips and commits per request fall as
 the load rises.
+
+``SharedFlight`` is the same for a call that takes no item: the calls that arrive while
+one is under way share its answer (one readiness check, one rendering of the metrics,
+for a crowd).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Generic, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, Generic, TypeVar
 
 In = TypeVar("In")
 Out = TypeVar("Out")
@@ -94,3 +98,26 @@ class Batcher(Generic[In, Out]):
                 if future is not None and not future.done():
                     future.set_exception(RuntimeError("the batcher stopped"))
             self._queue.clear()
+
+
+class SharedFlight(Generic[Out]):
+    """``await flight(start)``: the answer of the call under way, or of ``start()`` begun
+    now if none is: at most one call in flight, whoever waits for it. A caller that goes
+    away leaves the call to the others; one that comes after it has landed starts anew
+    (nothing is kept: an answer is never older than the call that asked for it)."""
+
+    def __init__(self) -> None:
+        self._flight: asyncio.Task[Out] | None = None
+
+    async def __call__(self, start: Callable[[], Coroutine[Any, Any, Out]]) -> Out:
+        flight = self._flight
+        if flight is None or flight.get_loop() is not asyncio.get_running_loop():
+            flight = self._flight = asyncio.create_task(start())
+            flight.add_done_callback(self._land)
+        return await asyncio.shield(flight)
+
+    def _land(self, done: asyncio.Task[Out]) -> None:
+        if self._flight is done:
+            self._flight = None
+        if not done.cancelled():
+            done.exception()  # retrieved: every caller may have gone away

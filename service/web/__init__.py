@@ -22,9 +22,11 @@ import msgspec
 from litestar import Request, Response, Router, get
 from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import NotFoundException
+from litestar.file_system import BaseLocalFileSystem
 from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types.file_types import FileInfo
 
 from service.i18n import DEFAULT, LANGUAGES, Language, catalog
 
@@ -55,6 +57,20 @@ PAGE_HEADERS: Final = [
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=()"),
 ]
+
+
+class PlayFiles(BaseLocalFileSystem):
+    """The page's files on the local disk. A path the file system refuses (a NUL byte, a
+    name too long, a character it cannot encode, a file taken for a directory) names no
+    file: 404, like any other path with no file, not the framework's 500."""
+
+    async def info(self, path: Any, **kwargs: Any) -> FileInfo:
+        try:
+            return await super().info(path, **kwargs)
+        except (FileNotFoundError, PermissionError):
+            raise
+        except (OSError, ValueError) as refused:
+            raise FileNotFoundError(f"no file at {path!r}") from refused
 
 
 def page_headers_middleware(app: ASGIApp) -> ASGIApp:
@@ -119,6 +135,7 @@ def play_router() -> Router:
     router = create_static_files_router(
         path="/play",
         directories=[PLAY_DIRECTORY],
+        file_system=PlayFiles(),
         html_mode=True,
         name="play",
         include_in_schema=False,

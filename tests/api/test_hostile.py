@@ -4,20 +4,23 @@ Every operation that takes a body gets the whole corpus (deep nesting, huge numb
 NaN, wrong JSON types, duplicate names, broken UTF-8, a BOM, no body, not JSON), built
 from a valid example of its body; every operation with parameters gets hostile path
 segments and query values. The operations are read from the app itself, so a new one
-is attacked too (and one with a body needs an example below).
+is attacked too (and one with a body needs an example below). Then static paths the file
+system refuses (404), junk methods, NUL bytes in headers, and a header that must come
+once given twice (400, whichever way the request takes).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, Final
 
 import httpx
 import msgspec
 import pytest
 from litestar import Litestar
+from litestar.testing import transport
 
 from service.api.bodies import request_body_types
 from service.settings import Settings
@@ -330,3 +333,141 @@ async def test_json_types_are_strict_in_an_official_run(client: httpx.AsyncClien
         assert "moves[0][0]" in problem["detail"]
     mine = await client.get("/v1/daily/2026-11-29/runs/me", headers=auth(player))
     assert mine.status_code == 404  # nothing was stored
+
+
+# --- paths the file system refuses, junk methods, NUL bytes, repeated headers ----------
+
+STATIC_PATHS_REFUSED: Final = [
+    "/play/app.js%00",
+    "/play/%00",
+    "/play/%00/index.html",
+    "/play/app.js%00.png",
+    "/play/" + "x" * 300,  # a name longer than the file system takes
+    "/play/app.js/index.html",  # a file taken for a directory
+    "/play/%ED%A0%80",  # a surrogate, UTF-8 encoded: no file name encodes it
+    "/play/%ff%fe",
+]
+# httpx sends a method in capitals: ``benchmarks/hostile.py`` sends ``get`` to a server.
+JUNK_METHODS: Final = ["FOO", "BREW", "PROPFIND", "TRACE", "CONNECT", "M-SEARCH", "X" * 200]
+
+
+async def test_a_static_path_the_file_system_refuses_is_a_404(client: httpx.AsyncClient) -> None:
+    """A NUL byte, a name too long, a file taken for a directory: no file, as any other
+    path with no file (the file system's refusal is not a 500)."""
+    failures = []
+    for path in STATIC_PATHS_REFUSED:
+        got = await client.get(path)
+        wrong = problem_of(got)
+        if wrong is None and got.status_code != 404:
+            wrong = f"status {got.status_code}"
+        head = await client.head(path)
+        if wrong is None and (head.status_code, head.content) != (404, b""):
+            wrong = f"HEAD: status {head.status_code}"
+        if wrong is not None:
+            failures.append(f"{path[:40]}: {wrong}")
+    assert not failures, "\n".join(failures)
+    assert (await client.get("/play/app.js")).status_code == 200  # the files are there
+
+
+async def test_junk_methods_are_4xx_problems(client: httpx.AsyncClient) -> None:
+    app: Litestar = client.app  # type: ignore[attr-defined]
+    failures = []
+    for path in sorted({filled(template) for _method, template, _operation in operations(app)}):
+        for method in JUNK_METHODS:
+            wrong = problem_of(await client.request(method, path, content=b"{}"))
+            if wrong is not None:
+                failures.append(f"{method[:10]} {path}: {wrong}")
+    assert not failures, "\n".join(failures)
+
+
+class AsSent(transport.TestClientTransport[Any], httpx.AsyncBaseTransport):
+    """The test client's transport (the app in its thread, its lifespan running), handing
+    the app the headers as sent: the test client's own joins a repeated one."""
+
+    def parse_request(self, request: httpx.Request) -> dict[str, Any]:
+        sent = [(name.lower(), value) for name, value in request.headers.raw]
+        scope = super().parse_request(request)
+        scope["headers"] = [scope["headers"][0], *(h for h in sent if h[0] != b"host")]
+        return scope
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()  # a streamed body too: the app is handed it in one piece
+        return self.handle_request(request)
+
+
+def as_sent(client: httpx.AsyncClient) -> httpx.AsyncClient:
+    """A client of the app ``client`` runs that sends the headers as they are given."""
+    return httpx.AsyncClient(transport=AsSent(client), base_url="http://testserver.local")
+
+
+async def streamed(body: bytes) -> AsyncIterator[bytes]:
+    """A body in two chunks, of no stated length: it takes the framework's way."""
+    yield body[:5]
+    yield body[5:]
+
+
+async def test_a_repeated_header_is_refused_whichever_way_the_request_takes(
+    client: httpx.AsyncClient,
+) -> None:
+    """Content-Type, Content-Length or Authorization given twice: 400 before anything
+    reads either, with its body stated (before the framework, on the hot routes) or
+    streamed (the framework's way), on every operation. (On a real server, with a run
+    that would be stored: ``tests/test_connections.py``.)"""
+    app: Litestar = client.app  # type: ignore[attr-defined]
+    token = auth(await new_player(client, name="Mallory"))["Authorization"]
+    json_type = ("content-type", "application/json")
+    failures = []
+    async with as_sent(client) as raw:
+        for method, template, name in body_operations(app):
+            body = json.dumps(EXAMPLES[name]).encode()
+            length = ("content-length", str(len(body)))
+            repeats: dict[str, list[tuple[str, str]]] = {
+                "text then JSON": [("content-type", "text/plain"), json_type],
+                "JSON then text": [json_type, ("content-type", "text/plain")],
+                "JSON twice": [json_type, json_type],
+                "two tokens": [json_type, ("authorization", token), ("authorization", "Bearer x")],
+                "one token twice": [json_type, ("authorization", token), ("authorization", token)],
+                "length twice": [json_type, length, length],
+            }
+            for what, headers in repeats.items():
+                if not any(k == "authorization" for k, _v in headers):
+                    headers = [*headers, ("authorization", token)]
+                headers = [*headers, ("accept-language", "de")]
+                for way, content in (("stated", body), ("streamed", streamed(body))):
+                    if way == "streamed" and what == "length twice":
+                        continue
+                    got = await raw.request(
+                        method, filled(template), content=content, headers=headers
+                    )
+                    wrong = problem_of(got)
+                    if wrong is None and got.status_code != 400:
+                        wrong = f"status {got.status_code}: {got.text[:200]}"
+                    if wrong is None and got.json()["type"] != "/problems/invalid-request":
+                        wrong = got.json()["type"]
+                    if wrong is None and got.headers.get("content-language") != "de":
+                        wrong = f"in {got.headers.get('content-language')}: {got.text[:200]}"
+                    if wrong is not None:
+                        failures.append(f"{method} {template}, {what}, {way}: {wrong}")
+        for method, template, _operation in operations(app):  # a GET's token, too
+            headers = [("authorization", token), ("authorization", token)]
+            got = await raw.request(method, filled(template), headers=headers)
+            if got.status_code != 400:
+                failures.append(f"{method} {template}, two tokens: status {got.status_code}")
+    assert not failures, "\n".join(failures)
+
+
+async def test_nul_bytes_in_headers_are_never_a_server_error(client: httpx.AsyncClient) -> None:
+    app: Litestar = client.app  # type: ignore[attr-defined]
+    bodies = {(method, path): name for method, path, name in body_operations(app)}
+    failures = []
+    async with as_sent(client) as raw:
+        for method, template, _operation in operations(app):
+            name = bodies.get((method, template))
+            body = json.dumps(EXAMPLES[name]).encode() if name else b""
+            for header in ("authorization", "idempotency-key", "accept-language", "x-request-id"):
+                for value in ("\x00", "Bearer a\x00b", "%00"):
+                    headers = [("content-type", "application/json"), (header, value)]
+                    got = await raw.request(method, filled(template), content=body, headers=headers)
+                    if got.status_code >= 500 or (got.status_code >= 400 and problem_of(got)):
+                        failures.append(f"{method} {template}, {header}={value!r}: {got.text}")
+    assert not failures, "\n".join(failures)

@@ -1070,6 +1070,17 @@ export interface components {
             /** @enum {string} */
             status: "ready" | "unavailable";
         };
+        /** RequestTimeoutProblem */
+        RequestTimeoutProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /** @constant */
+            status: 408;
+            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /** @constant */
+            type: "/problems/request-timeout";
+        };
         /** ResultsHiddenProblem */
         ResultsHiddenProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
@@ -1522,6 +1533,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["DiceInPlayProblem"];
                 };
             };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
             /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
@@ -1618,6 +1638,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
             /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
@@ -1903,6 +1932,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnknownBoxProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
             /** @description Conflicts with stored state (problem details: `AlreadyPlayedProblem`) */
@@ -2201,6 +2239,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownDateProblem"];
                 };
             };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
             /** @description Conflicts with stored state (problem details: `AlreadyPlayedProblem`) */
             409: {
                 headers: {
@@ -2449,6 +2496,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
             /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
@@ -2543,6 +2599,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["InvalidIdempotencyKeyProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
             /** @description Conflicts with stored state (problem details: `TokenNotKeptProblem`) */
@@ -2646,6 +2711,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnknownTransferCodeProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
             /** @description Conflicts with stored state (problem details: `TokenTakenProblem`) */
@@ -2807,6 +2881,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
             /** @description Conflicts with stored state (problem details: `TimeZoneChangeTooSoonProblem`) */
