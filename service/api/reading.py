@@ -63,29 +63,53 @@ def one_reading_middleware(app: ASGIApp) -> ASGIApp:
 
 
 def body_in_time(receive: Receive, seconds: float) -> Receive:
-    """``receive`` for a request that has ``seconds`` from now to send its whole body:
-    past the deadline, the read raises the 408 problem (``Connection: close``, so the
-    server closes the connection once it is sent). Once the body is whole, the
-    connection's own ``receive`` (which waits for a disconnect with no deadline)."""
-    deadline = asyncio.get_running_loop().time() + seconds
-    whole = False
+    """``receive`` for a request that has ``seconds`` from its first read to send its
+    whole body: past the deadline, the read under way raises the 408 problem
+    (``Connection: close``, so the server closes the connection once it is sent). Once
+    the body is whole, the connection's own ``receive`` (which waits for a disconnect
+    with no deadline).
+
+    One timer a request, set at its first read and cancelled once the body is whole
+    (most often at that very read): an ``asyncio.timeout`` around each read cost
+    twice as much, some 3.6 µs a request."""
+    whole = late = False
+    reading: asyncio.Task[Any] | None = None
+    timer: asyncio.TimerHandle | None = None
+
+    def too_late() -> None:
+        nonlocal late
+        late = True
+        if reading is not None:
+            reading.cancel()
 
     async def receive_in_time() -> Any:
-        nonlocal whole
+        nonlocal whole, reading, timer
         if whole:
             return await receive()
+        if timer is None:
+            loop = asyncio.get_running_loop()
+            timer = loop.call_at(loop.time() + seconds, too_late)
+        if late:
+            raise _too_late(seconds)
+        reading = asyncio.current_task()
         try:
-            async with asyncio.timeout_at(deadline):
-                message = await receive()
-        except TimeoutError:
-            raise problems.REQUEST_TIMEOUT(
-                _(
-                    "The body did not arrive within {seconds} s of the headers.",
-                    seconds=f"{seconds:g}",
-                ),
-                headers={"Connection": "close"},
-            ) from None
+            message = await receive()
+        except asyncio.CancelledError:
+            if late and reading is not None and reading.uncancel() == 0:
+                raise _too_late(seconds) from None
+            raise
+        finally:
+            reading = None
         whole = message["type"] != "http.request" or not message.get("more_body", False)
+        if whole:
+            timer.cancel()
         return message
 
     return receive_in_time
+
+
+def _too_late(seconds: float) -> Exception:
+    return problems.REQUEST_TIMEOUT(
+        _("The body did not arrive within {seconds} s of the headers.", seconds=f"{seconds:g}"),
+        headers={"Connection": "close"},
+    )
