@@ -141,8 +141,10 @@ def dice_of_no_box(secret: bytes, marked: bool) -> list[list[int]]:
     box may have them), or none (no box has them)."""
     while True:
         dice = [[secrets.randbelow(6) + 1, secrets.randbelow(6) + 1] for _ in range(10)]
-        keys = fairplay.candidate_keys([(a, b) for a, b in dice])
-        if any(fairplay.marked(secret, key) for key in keys) == marked:
+        if (
+            bool(fairplay.Mark(secret).lookups(fairplay.Candidates([(a, b) for a, b in dice])))
+            == marked
+        ):
             return dice
 
 

@@ -14,9 +14,9 @@ the rolls of a shorter one for the same id. Sequence ids are ``daily/<date>`` an
 ``box/<code>``.
 
 A Friend Box's dice (``hmac-sha256-marked-v1``, ``derive_box_dice``) are the first of
-the draws ``box/<code>#0``, ``box/<code>#1``, ... (each by the steps above) whose
-deciding key carries the fair-play mark (``service.rules.fairplay``): every process can
-then tell the dice of no box from the dice alone.
+the draws ``box/<code>#0``, ``box/<code>#1``, ... (each by the steps above) that
+carries the fair-play mark (``service.rules.fairplay``): every process can then tell
+the dice of no box from the dice alone.
 
 >>> derive_dice(b"secret", "daily/2026-11-29", 3)
 ((5, 2), (1, 3), (4, 1))
@@ -67,11 +67,11 @@ def derive_dice(secret: bytes, sequence_id: str, rolls: int) -> tuple[Roll, ...]
 
 
 def derive_box_dice(secret: bytes, sequence_id: str, rules: Rules) -> tuple[Roll, ...]:
-    """The dice of a new box: the first draw whose deciding key is marked."""
-    sums_only = fairplay.only_sums_matter(rules)
+    """The dice of a new box: the first draw that carries the fair-play mark."""
+    mark = fairplay.Mark(secret)
     for draw in itertools.count():
         dice = derive_dice(secret, f"{sequence_id}#{draw}", rules.rolls)
-        if fairplay.marked(secret, fairplay.deciding_key(dice, sums_only=sums_only)):
+        if mark.carried_by(fairplay.Candidates(dice)):
             return dice
     raise AssertionError("unreachable")
 

@@ -8,15 +8,16 @@ rolls a turn can reach: each played roll closes tiles adding up to its total, so
 totals so far add up to the box's tiles (45 on nine tiles), no later roll is ever played.
 An in-play sequence's key (``deciding_key``) is that: the totals (or unordered pairs) of
 its first rolls, as many as a turn on the box can reach but at least ``MIN_ROLLS`` (or all
-of a shorter sequence). Dice to analyse are refused when any of their ``candidate_keys``
-is an in-play key: the same rolls in another order, a roll replaced by another of the same
-total, other late rolls or other rules on the same first rolls all give the same key.
+of a shorter sequence). Dice to analyse are refused when any of their candidate keys
+(``Candidates``) is an in-play key: the same rolls in another order, a roll replaced by
+another of the same total, other late rolls or other rules on the same first rolls all
+give the same key.
 
-Box dice are marked (``marked``): a keyed hash of their key has its low ``MARK_BITS``
-bits zero. Dice whose candidate keys carry no mark are no box's, decided in memory
-without asking anyone; only the marked few need the boxes' index (8 in 1,024 of the
-dice of nine tiles, whose 8 candidate keys may each be marked; every dice of fewer than
-``MIN_ROLLS`` rolls). The mark is a secret subset of the keys, so box dice stay
+Box dice are marked (``Mark``): a keyed hash of their key's first rolls has its low
+``MARK_BITS`` bits zero. Dice whose candidate keys carry no mark are no box's, decided in memory
+without asking anyone; only the marked few need the boxes' index (2 in 1,024 dice:
+their totals or their pairs may be marked; every dice of fewer than ``MIN_ROLLS``
+rolls). The mark is a secret subset of the keys, so box dice stay
 unpredictable to anyone without the secret.
 
 >>> standard = deciding_key(((6, 5), (2, 3), (4, 4), (1, 2), (3, 3), (6, 6), (2, 2), (5, 5),
@@ -24,7 +25,7 @@ unpredictable to anyone without the secret.
 >>> standard == deciding_key(((5, 6), (1, 4), (4, 4), (2, 1), (3, 3), (6, 6), (2, 2), (5, 5),
 ...     (6, 6), (6, 6)), sums_only=True)
 True
->>> standard in candidate_keys(((5, 6), (4, 1), (5, 3), (2, 1), (4, 2), (6, 6), (3, 1),
+>>> standard in Candidates(((5, 6), (4, 1), (5, 3), (2, 1), (4, 2), (6, 6), (3, 1),
 ...     (5, 5), (1, 1), (6, 4), (1, 1), (2, 2), (3, 3)))
 True
 """
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
+from functools import cached_property
 from typing import Final
 
 from service.rules.ruleset import Roll, Rules
@@ -74,18 +76,37 @@ def deciding_key(dice: Sequence[Roll], *, sums_only: bool) -> bytes:
     if sums_only:
         sums = [a + b for a, b in dice]
         return _SUMS + bytes(sums[: _reach(sums, len(dice) - 1)])
-    return _PAIRS + bytes(_PAIR_CODE[roll] for roll in dice)
+    return _PAIRS + _pairs(dice)
 
 
-def candidate_keys(dice: Sequence[Roll]) -> Iterator[bytes]:
+class Candidates:
     """Every key an in-play sequence that these dice could disguise may have: the totals
     and the unordered pairs of each prefix of ``MIN_ROLLS`` rolls or more (of all of
-    shorter dice), whatever rules they are analysed under."""
-    sums = bytes(a + b for a, b in dice)
-    pairs = bytes(_PAIR_CODE[roll] for roll in dice)
-    for length in range(min(MIN_ROLLS, len(dice)), len(dice) + 1):
-        yield _SUMS + sums[:length]
-        yield _PAIRS + pairs[:length]
+    shorter dice), whatever rules they are analysed under. Asked ``key in candidates``
+    without making them all (the pairs only when a key of pairs is asked for)."""
+
+    def __init__(self, dice: Sequence[Roll]) -> None:
+        self.dice = dice
+        self.totals = _SUMS + bytes(map(sum, dice))
+        self.lengths = range(1 + min(MIN_ROLLS, len(dice)), 2 + len(dice))
+
+    @cached_property
+    def pairs(self) -> bytes:
+        return _PAIRS + _pairs(self.dice)
+
+    def __iter__(self) -> Iterator[bytes]:
+        for encoded in (self.totals, self.pairs):
+            for length in self.lengths:
+                yield encoded[:length]
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, bytes) or len(key) not in self.lengths:
+            return False
+        return (self.pairs if key[:1] == _PAIRS else self.totals).startswith(key)
+
+
+def _pairs(dice: Sequence[Roll]) -> bytes:
+    return bytes(map(_PAIR_CODE.__getitem__, dice))
 
 
 def stored_key(key: bytes) -> int:
@@ -93,11 +114,25 @@ def stored_key(key: bytes) -> int:
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big", signed=True)
 
 
-def marked(secret: bytes, key: bytes) -> bool:
-    """Whether a key carries the mark of box dice under this secret. Every key of fewer
-    than ``MIN_ROLLS`` rolls counts as marked: so few rolls have too few keys to mark
-    one in 1,024 of them (and their boxes, of five tiles or fewer, are few)."""
-    if len(key) <= MIN_ROLLS:
-        return True
-    digest = hashlib.blake2b(key, digest_size=8, key=secret[:64], person=b"in-play").digest()
-    return int.from_bytes(digest[-2:], "big") & _MARK_MASK == 0
+class Mark:
+    """The mark of box dice under a secret: a keyed hash of the totals of their first
+    ``MIN_ROLLS`` rolls ends in ``MARK_BITS`` zero bits, whatever the box's rules. Dice of
+    fewer rolls count as marked: so few rolls have too few totals to mark one in 1,024
+    of them (and their boxes, of five tiles or fewer, are few). Every disguise of some
+    dice has their first totals, so one hash tells whether they may be a box's."""
+
+    def __init__(self, secret: bytes) -> None:
+        self._hash = hashlib.blake2b(digest_size=8, key=secret[:64], person=b"in-play")
+
+    def carried_by(self, candidates: Candidates) -> bool:
+        """Whether the dice carry the mark."""
+        if len(candidates.totals) <= MIN_ROLLS:
+            return True
+        digest = self._hash.copy()
+        digest.update(candidates.totals[: 1 + MIN_ROLLS])
+        return int.from_bytes(digest.digest()[-2:], "big") & _MARK_MASK == 0
+
+    def lookups(self, candidates: Candidates) -> list[int]:
+        """The stored keys to look up for some dice: none for unmarked dice (no box's),
+        else every candidate key."""
+        return [stored_key(key) for key in candidates] if self.carried_by(candidates) else []

@@ -8,10 +8,10 @@ not before it. Dice are recognised by what decides their analysis, in any disgui
 - a live date's key is computed from its stored dice, or from the secret while they
   are not stored or the database cannot say (the same dice: the first issue derives
   them so), a few dates at a time;
-- a box's dice carry the mark: dice whose candidate keys have none are no box's, decided
-  in memory; a marked key (about 1 dice in 100) is one indexed lookup in the boxes
-  table, so a box is refused everywhere from the moment its creation is committed. With
-  the database down those few fail closed (503), since only it knows its boxes;
+- a box's dice carry the mark: dice without it are no box's, decided in memory; marked
+  dice (1 in 1,024) take one indexed lookup in the boxes table, so a box is refused
+  everywhere from the moment its creation is committed. With the database down those
+  few fail closed (503), since only it knows its boxes;
 - the boxes made before the mark, the only ones whose dice may carry none, are given
   their keys once at start-up, and the unmarked keys among them kept in memory (their
   number fixed from then on).
@@ -58,6 +58,7 @@ class DiceInPlay:
         self.pool = pool
         self.cache = cache
         self.secret = secret
+        self.mark = fairplay.Mark(secret)
         self._daily: dict[date, bytes] = {}  # a live date's deciding key
         self._unmarked = array("q")  # sorted: the keys of boxes made before the mark
         self._live: tuple[int, list[date]] = (-1, [])
@@ -65,13 +66,13 @@ class DiceInPlay:
     async def refuses(self, dice: Sequence[Roll], now: datetime) -> bool:
         """Whether these dice disguise those of a live challenge; raises ``UNAVAILABLE``
         errors for marked dice while the database cannot say."""
-        keys = list(fairplay.candidate_keys(dice))
+        candidates = fairplay.Candidates(dice)
         for day in self._live_dates(now):
-            if await self._daily_key(day) in keys:
+            if await self._daily_key(day) in candidates:
                 return True
-        if self._unmarked and any(self._is_unmarked(fairplay.stored_key(k)) for k in keys):
+        if self._unmarked and any(self._is_unmarked(fairplay.stored_key(k)) for k in candidates):
             return True
-        marked = [fairplay.stored_key(k) for k in keys if fairplay.marked(self.secret, k)]
+        marked = self.mark.lookups(candidates)
         if not marked:
             return False
         found: bool = await self.pool.fetchval(QUERIES.box_with_dice_key, marked)
@@ -134,7 +135,7 @@ class DiceInPlay:
             key = fairplay.deciding_key(dice, sums_only=fairplay.only_sums_matter(rules))
             codes.append(row["code"])
             keys.append(fairplay.stored_key(key))
-            marks.append(fairplay.marked(self.secret, key))
+            marks.append(self.mark.carried_by(fairplay.Candidates(dice)))
         if rows:
             await connection.execute(QUERIES.set_box_dice_keys, codes, keys, marks)
             log.info("gave boxes their dice keys", extra={"boxes": len(rows)})
