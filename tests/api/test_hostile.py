@@ -159,8 +159,13 @@ def hostile_json(example: dict[str, Any]) -> Iterator[tuple[str, bytes]]:
 # --- checking answers -----------------------------------------------------------------
 
 
-def problem_of(response: httpx.Response) -> str | None:
-    """Why the answer is not a 4xx problem details with a /problems/ type; None if it is."""
+def problem_of(
+    response: httpx.Response, status: int | None = None, kind: str | None = None
+) -> str | None:
+    """Why the answer is not a 4xx problem details with a /problems/ type (of this
+    ``status`` and type ``kind``, where given); None if it is."""
+    if status is not None and response.status_code != status:
+        return f"status {response.status_code}, not {status}: {response.text[:200]}"
     if not 400 <= response.status_code < 500:
         return f"status {response.status_code}: {response.text[:200]}"
     if response.headers.get("content-type") != "application/problem+json":
@@ -174,6 +179,8 @@ def problem_of(response: httpx.Response) -> str | None:
         or not body.get("detail")
     ):
         return f"incomplete problem {body}"
+    if kind is not None and body["type"] != f"/problems/{kind}":
+        return f"type {body['type']}, not {kind}"
     return None
 
 
@@ -284,9 +291,7 @@ async def test_hostile_requests_are_4xx_problems(
     for what, method, url, body, status in corpus:
         headers = {**token, "content-type": "application/json"}
         response = await client.request(method, url, content=body, headers=headers)
-        wrong = problem_of(response)
-        if wrong is None and status is not None and response.status_code != status:
-            wrong = f"status {response.status_code}, not {status}: {response.text[:200]}"
+        wrong = problem_of(response, status)
         if wrong is not None:
             failures.append(f"{what}: {wrong}")
     assert not failures, "\n".join(failures)
@@ -309,11 +314,7 @@ async def test_a_body_that_is_not_json_is_415(client: httpx.AsyncClient) -> None
             response = await client.request(
                 method, filled(template), content=valid, headers=headers
             )
-            wrong = problem_of(response)
-            if wrong is None and response.status_code != 415:
-                wrong = f"status {response.status_code}"
-            if wrong is None and response.json()["type"] != "/problems/unsupported-media-type":
-                wrong = response.json()["type"]
+            wrong = problem_of(response, 415, "unsupported-media-type")
             if wrong is not None:
                 failures.append(f"{method} {template} as {content_type}: {wrong}")
     assert not failures, "\n".join(failures)
@@ -357,9 +358,7 @@ async def test_a_static_path_the_file_system_refuses_is_a_404(client: httpx.Asyn
     failures = []
     for path in STATIC_PATHS_REFUSED:
         got = await client.get(path)
-        wrong = problem_of(got)
-        if wrong is None and got.status_code != 404:
-            wrong = f"status {got.status_code}"
+        wrong = problem_of(got, 404)
         head = await client.head(path)
         if wrong is None and (head.status_code, head.content) != (404, b""):
             wrong = f"HEAD: status {head.status_code}"
@@ -439,11 +438,7 @@ async def test_a_repeated_header_is_refused_whichever_way_the_request_takes(
                     got = await raw.request(
                         method, filled(template), content=content, headers=headers
                     )
-                    wrong = problem_of(got)
-                    if wrong is None and got.status_code != 400:
-                        wrong = f"status {got.status_code}: {got.text[:200]}"
-                    if wrong is None and got.json()["type"] != "/problems/invalid-request":
-                        wrong = got.json()["type"]
+                    wrong = problem_of(got, 400, "invalid-request")
                     if wrong is None and got.headers.get("content-language") != "de":
                         wrong = f"in {got.headers.get('content-language')}: {got.text[:200]}"
                     if wrong is not None:
