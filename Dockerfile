@@ -14,23 +14,28 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# The runtime dependencies first (not the dev extra), in their own layer: it is
-# rebuilt only when pyproject.toml changes, not on every change to the code.
-COPY pyproject.toml README.md ./
-RUN python -c "import tomllib; f = open('pyproject.toml', 'rb'); \
-print('\n'.join(tomllib.load(f)['project']['dependencies']))" > /tmp/requirements.txt \
-    && pip install -r /tmp/requirements.txt \
-    && rm /tmp/requirements.txt
+# The runtime dependencies first (not the dev ones), at the versions the tests ran
+# (requirements.lock, written by scripts/lock, every file's hash checked), in their own
+# layer: it is rebuilt only when the lock changes, not on every change to the code.
+COPY requirements.lock ./
+RUN pip install --require-hashes -r requirements.lock
 
+# The project itself, nothing more: pip check fails the build when pyproject.toml names
+# a dependency the lock lacks (scripts/lock was not run).
+COPY pyproject.toml README.md ./
 COPY service/ ./service/
 COPY sql/ ./sql/
 RUN pip install --no-deps -e . \
+    && pip check \
     && shutbox --help > /dev/null \
     && python -c "import service.app; from service.store.db import migrations; assert migrations()"
 
-# An unprivileged user; the code stays owned by root (read-only to the service).
-RUN useradd --create-home --uid 10001 --user-group shutbox
-USER shutbox
+# An unprivileged user, named by number so that the runtime (Kubernetes' runAsNonRoot)
+# can tell it is not root; the code stays owned by root (read-only to the service).
+# docker-compose.yml also makes the whole root filesystem read-only, with a tmpfs at /tmp.
+RUN groupadd --gid 10001 shutbox \
+    && useradd --uid 10001 --gid 10001 --create-home --shell /usr/sbin/nologin shutbox
+USER 10001:10001
 
 ENV SHUTBOX_HOST=0.0.0.0 \
     SHUTBOX_PORT=8000

@@ -16,7 +16,7 @@ from litestar.config.cors import CORSConfig
 from litestar.enums import ScopeType
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
-from litestar.openapi.spec import Components, SecurityScheme, Server
+from litestar.openapi.spec import Components, License, SecurityScheme, Server
 from litestar.types import (
     ASGIApp,
     HTTPScope,
@@ -40,6 +40,7 @@ from service.api.daily import (
     official_run_answer,
 )
 from service.api.deps import DEPENDENCIES, Services
+from service.api.document import finish_document
 from service.api.game import GameController, analyze_answer
 from service.api.headers import describe_headers
 from service.api.hot import (
@@ -79,6 +80,9 @@ def openapi_config() -> OpenAPIConfig:
             "Daily Dice, Friend Box codes, verified runs and the exact solution for the dice "
             "you actually got. Errors are RFC 9457 problem details."
         ),
+        # Not open source: no licence is granted (npm's "UNLICENSED", as the TypeScript
+        # client says); SPDX has no identifier for that but a reference of one's own.
+        license=License(name="Proprietary", identifier="LicenseRef-Proprietary"),
         path="/schema",
         render_plugins=[ScalarRenderPlugin()],
         servers=[Server(url="/")],
@@ -326,6 +330,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app.serve_before_framework(HOT_ROUTES, service_middleware)
     describe_request_bodies(app)
     describe_headers(app)
+    finish_document(app)
     return app
 
 

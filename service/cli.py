@@ -16,7 +16,7 @@ import msgspec
 
 from service.rules.ruleset import MOVE_RULE_VALUES, ONE_DIE_VALUES, SCORING_VALUES, Rules
 from service.rules.solver import solution
-from service.settings import Settings
+from service.settings import Settings, SettingsError
 
 
 def _tile_list(text: str) -> list[int]:
@@ -65,6 +65,25 @@ def _solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _metrics_directory(settings: Settings) -> str:
+    """A new directory for the workers' metrics files (prometheus_client's multiprocess
+    mode), removed at exit: in ``SHUTBOX_METRICS_DIR``, else in the temporary directory
+    (``TMPDIR``, else ``/tmp``). It is the one place the service writes at start-up, so
+    a read-only root filesystem works with a tmpfs there."""
+    try:
+        made = tempfile.mkdtemp(prefix="shutbox-metrics-", dir=settings.metrics_dir)
+    except OSError as error:
+        where = f"SHUTBOX_METRICS_DIR {settings.metrics_dir}" if settings.metrics_dir else "/tmp"
+        raise SettingsError(
+            f"{settings.workers} workers keep their metrics in files, but no directory for "
+            f"them can be made in {where}: {error.strerror or error}. On a read-only root "
+            "filesystem, mount a tmpfs at /tmp or name a writable directory in "
+            "SHUTBOX_METRICS_DIR"
+        ) from None
+    atexit.register(shutil.rmtree, made, ignore_errors=True)
+    return made
+
+
 def _serve(args: argparse.Namespace) -> int:
     from granian import Granian
     from granian.constants import HTTPModes, Interfaces
@@ -80,9 +99,11 @@ def _serve(args: argparse.Namespace) -> int:
     os.environ["DATABASE_URL"] = settings.database_url
     os.environ["SHUTBOX_SECRET"] = settings.secret
     if settings.workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
-        metrics_dir = tempfile.mkdtemp(prefix="shutbox-metrics-")
-        atexit.register(shutil.rmtree, metrics_dir, ignore_errors=True)
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+        try:
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_directory(settings)
+        except SettingsError as error:
+            print(f"shutbox serve: {error}", file=sys.stderr)
+            return 2
     Granian(
         "service.app:create_app",
         factory=True,

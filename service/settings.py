@@ -33,6 +33,7 @@ ENVIRONMENT = {
     "SHUTBOX_RATE_LIMIT_IPV6_PREFIX": "IPv6 clients share the per-address limits per /N (64)",
     "SHUTBOX_METRICS_ALLOW": "who may read /metrics: IPs or CIDRs, or none (loopback only)",
     "SHUTBOX_METRICS_TOKEN": "a bearer token that lets a scraper read /metrics from anywhere",
+    "SHUTBOX_METRICS_DIR": "where workers keep their metrics files (default: TMPDIR, else /tmp)",
     "SHUTBOX_SOLVER_PROCESSES": "processes solving new rules variants, per worker (default 1)",
     "SHUTBOX_SOLVER_QUEUE": "variants waiting for a solve in a worker before 503 (default 4)",
     "SHUTBOX_SOLVER_RATE_LIMIT": "solves a client address may start, N/s, N/m, N/h or off (20/m)",
@@ -93,6 +94,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_ipv6_prefix: Annotated[int, msgspec.Meta(ge=1, le=128)] = 64
     metrics_allow: list[str] = msgspec.field(default_factory=lambda: ["127.0.0.0/8", "::1"])
     metrics_token: str | None = None
+    metrics_dir: str | None = None
     solver_processes: Annotated[int, msgspec.Meta(ge=1)] = 1
     solver_queue: Annotated[int, msgspec.Meta(ge=1)] = 4
     solver_rate_limit: str = "20/m"

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
@@ -182,13 +182,20 @@ def wait_for_redis(
 class ServerProcess:
     """``shutbox serve`` in a subprocess, as an operator runs it."""
 
-    def __init__(self, env: dict[str, str], workers: int = 2, frozen_at: datetime | None = None):
+    def __init__(
+        self,
+        env: dict[str, str],
+        workers: int = 2,
+        frozen_at: datetime | None = None,
+        wrapper: Sequence[str] = (),
+    ):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, **env}
         self.workers = workers
         self.process: subprocess.Popen[bytes] | None = None
         self.frozen_at = frozen_at
+        self.wrapper = list(wrapper)  # a command that runs the server as its arguments
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
 
     def start(self) -> ServerProcess:
@@ -202,7 +209,7 @@ class ServerProcess:
             command += ["--port", str(self.port), "tests.frozen_clock_app:create"]
             env = {**self.env, "SHUTBOX_TEST_NOW": self.frozen_at.isoformat()}
         self.process = subprocess.Popen(
-            [*command, *workers],
+            [*self.wrapper, *command, *workers],
             env=env,
             cwd=ROOT,
             stdout=self.log,

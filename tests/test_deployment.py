@@ -385,6 +385,21 @@ def test_the_api_waits_for_healthy_backing_services(name: str, probe: str) -> No
     assert depends_on[name]["condition"] == "service_healthy"
 
 
+def test_the_api_runs_on_a_read_only_root_with_a_tmpfs_at_tmp() -> None:
+    """Nothing in the API's container can be changed but /tmp, where the workers keep
+    their metrics files (tests/test_read_only_root.py starts the service so)."""
+    api = service(API)
+    assert api.get("read_only") is True
+    tmpfs = api.get("tmpfs", [])
+    entries = [tmpfs] if isinstance(tmpfs, str) else tmpfs
+    mounted = [str(entry).partition(":")[0] for entry in entries]
+    assert "/tmp" in mounted
+    settings = Settings.from_env(api_environment({"SHUTBOX_SECRET": SECRET}))
+    if settings.metrics_dir is not None:
+        assert PurePosixPath(settings.metrics_dir).is_relative_to("/tmp"), settings.metrics_dir
+    assert "TMPDIR" not in environment(API), "the temporary directory is the tmpfs"
+
+
 def test_postgres_keeps_its_data_in_a_named_volume() -> None:
     sources = [str(volume).partition(":")[0] for volume in service(POSTGRES).get("volumes", [])]
     assert any(source in (compose().get("volumes") or {}) for source in sources), sources
@@ -413,17 +428,35 @@ def test_the_proxy_is_the_only_published_port() -> None:
 
 
 def test_the_proxy_runs_the_config_of_the_repo() -> None:
-    image, _, tag = service(PROXY)["image"].partition(":")
+    image = service(PROXY)["image"].partition(":")[0]
     assert image == "nginx", "the official image"
     volume = next(str(v) for v in service(PROXY)["volumes"] if NGINX_CONF in str(v))
     assert volume.endswith(":ro"), "the proxy cannot change its own config"
     assert proxy_config_path().is_file()
-    servers = directives(one(http_block(), "upstream")[2], "server")
-    if any("resolve" in arguments for _, arguments, _ in servers):
-        version = tuple(int(part) for part in tag.split("."))
-        assert version >= (1, 27, 3), "an upstream server's resolve needs nginx 1.27.3"
     depends_on = service(PROXY).get("depends_on")
     assert isinstance(depends_on, dict) and depends_on[API]["condition"] == "service_healthy"
+
+
+def version_of(text: str) -> tuple[int, ...]:
+    assert re.fullmatch(r"\d+(\.\d+)*", text), f"not a version number: {text!r}"
+    return tuple(int(part) for part in text.split("."))
+
+
+def test_the_proxy_image_is_as_new_as_its_config_says_it_needs() -> None:
+    """``nginx.conf`` states the nginx it needs; the image compose names is that or newer
+    (a numbered tag: ``latest`` or ``mainline`` could be anything), and the statement
+    covers what the file uses."""
+    config = proxy_config_path().read_text()
+    stated = re.findall(r"^# Minimum nginx version: (\d+(?:\.\d+)*)\b", config, re.M)
+    assert len(stated) == 1, "nginx.conf does not say once which nginx it needs"
+    minimum = version_of(stated[0])
+    _, _, tag = service(PROXY)["image"].partition(":")
+    # 1.28 (or 1.28-alpine) is the newest 1.28.x: 1.28.0 at the least.
+    oldest = version_of(tag.partition("-")[0]) + (0,) * 3
+    assert oldest >= minimum, f"the proxy runs nginx {tag}; nginx.conf needs {stated[0]}"
+    servers = directives(one(http_block(), "upstream")[2], "server")
+    if any("resolve" in arguments for _, arguments, _ in servers):
+        assert minimum >= (1, 27, 3), "an upstream server's resolve needs nginx 1.27.3"
 
 
 def test_the_proxy_holds_slow_and_idle_clients_off() -> None:
@@ -554,14 +587,35 @@ def test_the_image_keeps_the_repo_layout() -> None:
 def test_the_image_installs_the_runtime_dependencies_only() -> None:
     runs = " ".join(arguments("RUN"))
     assert re.search(r"pip install .*-e \.(\s|$)", runs), "the project is not installed editable"
-    assert "[dev]" not in runs
+    assert "[dev]" not in runs and "requirements-dev.lock" not in runs
+
+
+def test_the_image_installs_the_locked_versions() -> None:
+    """The runtime lock, every file's hash checked, then the project with nothing more:
+    the image runs the versions the tests ran, not the newest of the day it is built."""
+    commands = [shlex.split(part) for args in arguments("RUN") for part in args.split("&&")]
+    installs = [command[2:] for command in commands if command[:2] == ["pip", "install"]]
+    locked = [words for words in installs if "-r" in words or "--requirement" in words]
+    assert len(locked) == 1, "the image does not install one lock file"
+    (words,) = locked
+    assert "requirements.lock" in words and "--require-hashes" in words
+    assert copied()["requirements.lock"].parent == copied()["pyproject.toml"].parent
+    (project,) = [words for words in installs if "-e" in words]
+    assert "--no-deps" in project, "the project's install would add unlocked versions"
+    assert installs.index(words) < installs.index(project)
 
 
 def test_the_image_does_not_run_as_root() -> None:
     users = arguments("USER")
     assert users, "no USER: the container runs as root"
-    user = users[-1].partition(":")[0]
-    assert user not in ("root", "0")
+    # By number, so that the runtime can tell it is not root without reading
+    # /etc/passwd (Kubernetes' runAsNonRoot), and hadolint's DL3066 holds.
+    user, _, group = users[-1].partition(":")
+    assert user.isdigit() and group.isdigit(), f"USER {users[-1]}: not uid:gid"
+    assert int(user) != 0 and int(group) != 0
+    runs = " ".join(arguments("RUN"))
+    assert re.search(rf"useradd .*--uid {user}\b", runs), f"no user {user} is made"
+    assert re.search(rf"(groupadd .*--gid {group}\b|useradd .*--gid {group}\b)", runs)
     last_user = max(i for i, (keyword, _) in enumerate(instructions()) if keyword == "USER")
     last_cmd = max(i for i, (keyword, _) in enumerate(instructions()) if keyword == "CMD")
     assert last_user < last_cmd

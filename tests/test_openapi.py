@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
 from service.api import problems
+from service.api.problems import MEDIA_TYPE
 from service.cli import openapi_document
-from service.ratelimit import EXEMPT
 from service.rules.errors import IllegalRun
 from tests.conftest import ROOT
 
@@ -82,8 +83,8 @@ def test_what_every_operation_can_answer_is_documented() -> None:
             assert {"400", "408", "413", "415"} <= answers, where
         if operation.get("security"):
             assert "/problems/unauthorized" in _problem_types(operation, "401"), where
-        # The Daily Dice are exempt, but for a path that is not a date.
-        assert ("429" in answers) == (path not in EXEMPT), where
+        # The proxy limits every operation (the service, all but ``EXEMPT``).
+        assert "429" in answers, where
         for status in answers & {"429", "503"}:
             if path.startswith("/v1/"):
                 assert "Retry-After" in operation["responses"][status]["headers"], where
@@ -122,6 +123,82 @@ def test_every_problem_a_handler_raises_is_documented_somewhere() -> None:
     }
     # Answers of the framework itself (unknown path, method) or of nobody's request.
     fallbacks = {"forbidden", "not-found", "method-not-allowed", "conflict", "rules-violation"}
-    fallbacks |= {"client-closed-request", "internal-error", "unavailable"}
+    fallbacks |= {"client-closed-request", "internal-error"}
     for slug, kind in problems.PROBLEMS.items():
         assert (kind.uri in documented) != (slug in fallbacks), slug
+
+
+def _every_operation() -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (method.upper(), path, operation)
+        for path, item in _document()["paths"].items()
+        for method, operation in item.items()
+    ]
+
+
+def test_the_proxys_own_answers_are_documented_on_every_operation() -> None:
+    """What deploy/nginx.conf answers of its own is a problem of the registry, with its
+    status and title, documented under that status on every operation it fronts (all of
+    them; a body over the limit, every operation that takes one)."""
+    config = (ROOT / "deploy" / "nginx.conf").read_text()
+    answers = re.findall(r"return (\d{3}) '(\{.*\})';", config)
+    assert answers, "deploy/nginx.conf answers no problem of its own any more"
+    for status, body in answers:
+        sent = json.loads(body)
+        kind = problems.PROBLEMS[sent["type"].removeprefix(problems.TYPE_PREFIX)]
+        assert (kind.uri, kind.status, kind.title) == (sent["type"], int(status), sent["title"])
+        assert sent["status"] == int(status) and sent["detail"], body
+        assert set(sent) == {"type", "title", "status", "detail"}, body  # no members
+        for method, path, operation in _every_operation():
+            if kind is problems.BODY_TOO_LARGE and "requestBody" not in operation:
+                continue
+            response = operation["responses"].get(status)
+            assert response is not None and MEDIA_TYPE in response["content"], (method, path)
+            schema = response["content"][MEDIA_TYPE]["schema"]
+            refs = {s["$ref"] for s in schema.get("oneOf", [schema])}
+            assert f"#/components/schemas/{kind.schema.__name__}" in refs, (method, path, kind)
+
+
+def test_every_operation_states_who_may_call_it() -> None:
+    for method, path, operation in _every_operation():
+        assert "security" in operation, f"{method} {path}"  # [] where anyone may
+        if operation["security"] == []:
+            assert "401" not in operation["responses"], f"{method} {path}"
+
+
+def test_every_schema_property_is_described() -> None:
+    """Every property of every object schema in the committed document says what it is,
+    so that a client developer reads it in the generated client."""
+    document = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    undescribed: list[str] = []
+
+    def visit(node: object, where: str) -> None:
+        if isinstance(node, list):
+            for index, value in enumerate(node):
+                visit(value, f"{where}/{index}")
+        if not isinstance(node, dict):
+            return
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            undescribed.extend(
+                f"{where}/properties/{name}"
+                for name, schema in properties.items()
+                if not schema.get("description", "").strip()
+            )
+        for key, value in node.items():
+            visit(value, f"{where}/{key}")
+
+    visit(document, "#")
+    assert undescribed == []
+
+
+def test_an_object_is_described_as_itself_not_as_a_field_referring_to_it() -> None:
+    """Litestar gives a component the description of the first field that refers to it;
+    the document describes each struct by its docstring instead (or not at all)."""
+    schemas = _document()["components"]["schemas"]
+    for name, schema in schemas.items():
+        for field, property_ in schema.get("properties", {}).items():
+            ref = property_.get("$ref", "").removeprefix("#/components/schemas/")
+            if ref and property_.get("description"):
+                said = schemas[ref].get("description")
+                assert said != property_["description"], f"{ref} is described as {name}.{field}"

@@ -192,4 +192,18 @@ def describe_request_bodies(app: Litestar) -> None:
                     default = msgspec.json.encode(field.pop("default")).decode()
                     said = f"Optional: the server takes {default} when it is left out."
                     field["description"] = f"{field.get('description', '')} {said}".lstrip()
-            components[name] = schema
+            components[name] = _without_false_items(schema)
+
+
+def _without_false_items(schema: Any) -> Any:
+    """msgspec closes a tuple's ``prefixItems`` with ``"items": false``; its ``maxItems``
+    (the tuple's length) says the same, and generators that take no boolean schema
+    (openapi-python-client) refuse the document for it."""
+    if isinstance(schema, list):
+        return [_without_false_items(value) for value in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if schema.get("items") is False:
+        assert schema.get("maxItems") == len(schema.get("prefixItems", ())), schema
+        schema = {key: value for key, value in schema.items() if key != "items"}
+    return {key: _without_false_items(value) for key, value in schema.items()}

@@ -5,13 +5,13 @@ owner's final position as the target."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 from uuid import UUID
 
 import msgspec
 from litestar import Controller, Response, get, post
 from litestar.params import JSONBody, PathParameter, QueryParameter
-from msgspec import UNSET, UnsetType
+from msgspec import UNSET, Meta, UnsetType
 
 from service import codes
 from service.api import problems
@@ -25,7 +25,19 @@ from service.api.deps import (
 )
 from service.api.idempotency import respond_once
 from service.api.problems import created, documented, resubmitted
-from service.api.schemas import MovesIn, RulesOut, StoredRunResult, move_in, rules_out, run_result
+from service.api.schemas import (
+    DICE,
+    NAME,
+    SCORE,
+    SHUT,
+    MovesIn,
+    RulesIn,
+    RulesOut,
+    StoredRunResult,
+    move_in,
+    rules_out,
+    run_result,
+)
 from service.api.tables import held_tables
 from service.i18n import _
 from service.rules.analysis import report
@@ -45,58 +57,119 @@ CodePath = Annotated[
 
 
 class NewBox(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    rules: Rules = msgspec.field(default_factory=Rules)
+    """A box to make: fresh dice under these rules."""
+
+    rules: RulesIn = msgspec.field(default_factory=Rules)
 
 
 class Owner(msgspec.Struct, frozen=True):
-    name: str | None
+    """The player who made the box."""
+
+    name: Annotated[str | None, Meta(description=NAME)]
 
 
 class Target(msgspec.Struct, frozen=True):
     """The owner's final position: what a friend in target mode tries to beat."""
 
-    open: list[int]
-    score: int
+    open: Annotated[
+        list[int], Meta(description="The owner's tiles left open, ascending; empty: shut.")
+    ]
+    score: Annotated[int, Meta(description="The owner's score: lower is better.")]
+
+
+_CODE: Final = "The box code: 8 symbols and a check symbol (Crockford base32), e.g. 7M3QK2ZD2."
+_DISPLAY_CODE: Final = "The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2."
+_RULES: Final = "The box's rules."
+_OWNER: Final = "Who made the box."
 
 
 class CreatedBox(msgspec.Struct, frozen=True):
-    code: str
-    display_code: str
-    rules: RulesOut
-    dice: list[Roll]
-    owner: Owner
+    """A new box: its code to share, and its dice."""
+
+    code: Annotated[str, Meta(description=_CODE)]
+    display_code: Annotated[str, Meta(description=_DISPLAY_CODE)]
+    rules: Annotated[RulesOut, Meta(description=_RULES)]
+    dice: Annotated[list[Roll], Meta(description=DICE)]
+    owner: Annotated[Owner, Meta(description=_OWNER)]
 
 
 class BoxOut(msgspec.Struct, frozen=True, omit_defaults=True):
-    code: str
-    display_code: str
-    rules: RulesOut
-    dice: list[Roll]
-    owner: Owner
-    players: int
-    target: Target | UnsetType = UNSET
+    """A box as anyone with its code sees it."""
+
+    code: Annotated[str, Meta(description=_CODE)]
+    display_code: Annotated[str, Meta(description=_DISPLAY_CODE)]
+    rules: Annotated[RulesOut, Meta(description=_RULES)]
+    dice: Annotated[list[Roll], Meta(description=DICE)]
+    owner: Annotated[Owner, Meta(description=_OWNER)]
+    players: Annotated[
+        int, Meta(description="How many players have played the box (the owner among them).")
+    ]
+    target: (
+        Annotated[
+            Target,
+            Meta(
+                description="The owner's result to beat: only in target mode, to an "
+                "authenticated player, once the owner has played. Absent otherwise."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class BoxRunSubmission(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """The player's run of a box."""
+
     moves: MovesIn
-    mode: Mode = "blind"
+    mode: Annotated[
+        Mode,
+        Meta(
+            description="`blind`: without seeing the owner's result; `target`: against it. A "
+            "player who has been shown the target plays a target run, whatever this says."
+        ),
+    ] = "blind"
 
 
 class Versus(msgspec.Struct, frozen=True):
-    owner_score: int
-    outcome: Literal["win", "tie", "loss"]
+    """The run against the owner's."""
+
+    owner_score: Annotated[int, Meta(description="The owner's score on the box.")]
+    outcome: Annotated[
+        Literal["win", "tie", "loss"],
+        Meta(
+            description="This run's: `win` a lower score than the owner's, `tie` the same, "
+            "`loss` a higher one."
+        ),
+    ]
 
 
 class BoxRunResult(StoredRunResult, frozen=True, kw_only=True, omit_defaults=True):
-    versus: Versus | UnsetType = UNSET
+    """A player's run of a box, verified and analysed."""
+
+    versus: (
+        Annotated[
+            Versus,
+            Meta(
+                description="The run against the owner's, once the owner has played; absent "
+                "for the owner's own run and before the owner has played."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class BoxResult(msgspec.Struct, frozen=True):
-    name: str | None
-    score: int
-    shut: bool
-    mode: Mode
-    submitted_at: datetime
+    """One player's run of a box."""
+
+    name: Annotated[str | None, Meta(description=NAME)]
+    score: Annotated[int, Meta(description=SCORE)]
+    shut: Annotated[bool, Meta(description=SHUT)]
+    mode: Annotated[
+        Mode,
+        Meta(
+            description="`target` when the player had been shown the owner's result, else `blind`."
+        ),
+    ]
+    submitted_at: Annotated[datetime, Meta(description="When the run was stored.")]
 
 
 def parse_code(text: str) -> str:

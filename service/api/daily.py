@@ -44,6 +44,9 @@ from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
 from service.api.problems import created, documented, not_modified, resubmitted
 from service.api.schemas import (
+    DICE,
+    NAME,
+    SCORE,
     DailyRunResult,
     MovesIn,
     OfficialRunResult,
@@ -76,34 +79,80 @@ DatePath = Annotated[str, PathParameter(description="A calendar date, YYYY-MM-DD
 
 
 class DailyDice(msgspec.Struct, frozen=True):
-    date: date
-    sequence: str
-    rules: RulesOut
-    dice: list[Roll]
+    """The dice of a date: the same for everyone."""
+
+    date: Annotated[date, msgspec.Meta(description="The date, YYYY-MM-DD.")]
+    sequence: Annotated[
+        str, msgspec.Meta(description="The dice sequence's id: `daily/YYYY-MM-DD`.")
+    ]
+    rules: Annotated[
+        RulesOut, msgspec.Meta(description="The rules: the Daily Dice are the standard game.")
+    ]
+    dice: Annotated[list[Roll], msgspec.Meta(description=DICE)]
 
 
 class RunSubmission(msgspec.Struct, forbid_unknown_fields=True):
+    """The player's run of the dice."""
+
     moves: MovesIn
 
 
 class TopEntry(msgspec.Struct, frozen=True):
-    rank: int
-    name: str | None
-    score: int
+    """One of the date's best official runs."""
+
+    rank: Annotated[
+        int,
+        msgspec.Meta(
+            description="1 + the runs with a better score: the same score, the same rank."
+        ),
+    ]
+    name: Annotated[str | None, msgspec.Meta(description=NAME)]
+    score: Annotated[int, msgspec.Meta(description=SCORE)]
 
 
 class Leaderboard(msgspec.Struct, frozen=True):
-    date: date
-    players: int
-    histogram: dict[int, int]
-    mean: float | None
-    shut_rate: float | None
-    best_possible: int
-    top: list[TopEntry]
+    """A date's official runs taken together."""
+
+    date: Annotated[date, msgspec.Meta(description="The date, YYYY-MM-DD.")]
+    players: Annotated[
+        int, msgspec.Meta(description="The players with an official run of the date.")
+    ]
+    histogram: Annotated[
+        dict[int, int],
+        msgspec.Meta(
+            description="How many official runs ended on each score (JSON object keys are "
+            'strings: "0", "1", ...); scores no run ended on are left out.'
+        ),
+    ]
+    mean: Annotated[
+        float | None, msgspec.Meta(description="The mean score of the runs; null: no run yet.")
+    ]
+    shut_rate: Annotated[
+        float | None,
+        msgspec.Meta(description="The share of runs that shut the box, 0..1; null: no run yet."),
+    ]
+    best_possible: Annotated[
+        int,
+        msgspec.Meta(
+            description="The lowest score any line of choices reaches on the date's dice."
+        ),
+    ]
+    top: Annotated[
+        list[TopEntry],
+        msgspec.Meta(description="The best runs, best first (`limit` of them at most)."),
+    ]
 
 
 class ShareText(msgspec.Struct, frozen=True):
-    text: Annotated[str, msgspec.Meta(description=LOCALISED)]
+    """A text to share that gives nothing of the dice away."""
+
+    text: Annotated[
+        str,
+        msgspec.Meta(
+            description="The date, the score (or a shut box) and one symbol per roll; no "
+            "tiles, no dice. " + LOCALISED
+        ),
+    ]
 
 
 def _calendar_date(text: str) -> date | None:

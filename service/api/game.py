@@ -20,28 +20,44 @@ from service.api.bodies import decode
 from service.api.deps import AnyRequest, Services, ServicesDep
 from service.api.hot import DATABASE_DOWN, Answer
 from service.api.problems import documented
-from service.api.schemas import DiceIn, Die, MovesIn, OpenIn, RunResult, move_in, run_result
+from service.api.schemas import (
+    DiceIn,
+    Die,
+    MovesIn,
+    OpenIn,
+    RulesIn,
+    RunResult,
+    move_in,
+    run_result,
+)
 from service.api.tables import held_tables
 from service.i18n import LOCALISED, N_, Language, _, current, speaking
 from service.rules.analysis import report
 from service.rules.dice import check_dice
 from service.rules.ruleset import (
     DESCRIPTIONS,
+    START,
     MoveRule,
+    MoveRuleField,
     OneDie,
+    OneDieField,
     OpenTiles,
     Roll,
     Rules,
     Scoring,
+    ScoringField,
+    TileCount,
     mask_of,
 )
 from service.rules.solver import LOADED, Hint, Solution, hint, solution
 
 
 class AnalyzeRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A run to verify and analyse on dice the client gives."""
+
     dice: DiceIn
     moves: MovesIn
-    rules: Rules = msgspec.field(default_factory=Rules)
+    rules: RulesIn = msgspec.field(default_factory=Rules)
 
 
 async def dice_to_analyse(data: AnalyzeRequest, services: Services) -> tuple[Roll, ...]:
@@ -88,38 +104,66 @@ async def analyze_answer(scope: Scope, body: bytes, _path: re.Match[str]) -> Ans
 
 
 class HintRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A position, and the roll to play there if it is known."""
+
     open: OpenIn
-    rules: Rules = msgspec.field(default_factory=Rules)
-    roll: Annotated[list[Die], Meta(min_length=1, max_length=2)] | None = None
+    rules: RulesIn = msgspec.field(default_factory=Rules)
+    roll: Annotated[
+        Annotated[list[Die], Meta(min_length=1, max_length=2)] | None,
+        Meta(
+            description="The roll to play: [d1, d2], or [d] after choosing one die where the "
+            "rules allow it; null or left out: before the roll (whether to roll one die)."
+        ),
+    ] = None
 
 
 class Choice(msgspec.Struct, frozen=True):
-    value: str
-    description: Annotated[str, Meta(description=LOCALISED)]
+    """One value a field of the rules object takes."""
+
+    value: Annotated[str, Meta(description="The value, as the rules object takes it.")]
+    description: Annotated[str, Meta(description="What it means. " + LOCALISED)]
 
 
 class Variant(msgspec.Struct, frozen=True, kw_only=True):
-    field: str
-    default: Any
-    description: Annotated[str, Meta(description=LOCALISED)]
-    choices: list[Choice] | None
-    minimum: int | None
-    maximum: int | None
+    """One field of the rules object."""
+
+    field: Annotated[str, Meta(description="The field's name in the rules object.")]
+    default: Annotated[
+        Any, Meta(description="Its value in the standard rules (null: `start`, all tiles open).")
+    ]
+    description: Annotated[str, Meta(description="What the field decides. " + LOCALISED)]
+    choices: Annotated[
+        list[Choice] | None,
+        Meta(
+            description="The values it takes, the default first; null: it takes a number or a "
+            "list of tiles (`tiles`, `start`)."
+        ),
+    ]
+    minimum: Annotated[
+        int | None, Meta(description="The lowest value of a number (`tiles`); null for the rest.")
+    ]
+    maximum: Annotated[
+        int | None, Meta(description="The highest value of a number (`tiles`); null for the rest.")
+    ]
 
 
 class StandardRules(msgspec.Struct, frozen=True):
     """The standard rules, every field given."""
 
-    tiles: int
-    start: list[int] | None
-    one_die: OneDie
-    move_rule: MoveRule
-    scoring: Scoring
+    tiles: TileCount
+    start: Annotated[list[int] | None, Meta(description=START)]
+    one_die: OneDieField
+    move_rule: MoveRuleField
+    scoring: ScoringField
 
 
 class RulesCatalog(msgspec.Struct, frozen=True):
-    standard: StandardRules
-    fields: list[Variant]
+    """The rules object's fields, each with its values and default."""
+
+    standard: Annotated[
+        StandardRules, Meta(description="The default of every field: the standard game.")
+    ]
+    fields: Annotated[list[Variant], Meta(description="Every field of the rules object.")]
 
 
 def position(rules: Rules, tiles: list[int] | None) -> OpenTiles:
@@ -271,6 +315,7 @@ class GameController(Controller):
         operation_id="listRules",
         summary="The rules variants",
         description="Every field of the rules object with its choices, each described in a line.",
+        responses=documented(),  # the proxy's answers only
     )
     async def rules(self) -> RulesCatalog:
         return catalog(current())

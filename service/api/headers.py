@@ -24,6 +24,9 @@ _SECONDS: Final = Schema(type=OpenAPIType.INTEGER, minimum=1)
 _RETRY_AFTER: Final = OpenAPIHeader(
     schema=_SECONDS, description="Seconds to wait before trying again.", required=True
 )
+_MAYBE_RETRY_AFTER: Final = OpenAPIHeader(
+    schema=_SECONDS, description="Seconds to wait before trying again (the proxy's answer only)."
+)
 _CHALLENGE: Final = OpenAPIHeader(schema=_TEXT, description="`Bearer`.", required=True)
 _ETAG: Final = OpenAPIHeader(
     schema=_TEXT, description="Send it back in If-None-Match: 304 while it holds.", required=True
@@ -76,7 +79,9 @@ def describe_headers(app: Litestar) -> None:
                 responses["200"].headers = {"ETag": _ETAG, "Cache-Control": _CACHE_CONTROL}
             operation.parameters = parameters or None
             for status, response in responses.items():
-                if status in ("429", "503") and path.startswith("/v1/"):
-                    response.headers = {"Retry-After": _RETRY_AFTER}
+                if status in ("429", "503"):
+                    # Readiness answers its own 503 without; the proxy's has one.
+                    own = path == "/readyz" and status == "503"
+                    response.headers = {"Retry-After": _MAYBE_RETRY_AFTER if own else _RETRY_AFTER}
                 if status == "401":
                     response.headers = {"WWW-Authenticate": _CHALLENGE}

@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import hmac
 import os
-from typing import Literal
+from typing import Annotated, Literal
 
 import asyncpg
 import msgspec
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.types import Scope
+from msgspec import Meta
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -42,20 +43,41 @@ DatabaseState = Literal["up", "down"]
 
 
 class Health(msgspec.Struct, frozen=True):
-    status: Literal["ok"]
+    """The process answers."""
+
+    status: Annotated[Literal["ok"], Meta(description="Always `ok`.")]
 
 
 class Readiness(msgspec.Struct, frozen=True):
-    status: Literal["ready", "unavailable"]
-    database: DatabaseState
-    redis: RedisState
+    """Whether this process can serve: the database answers."""
+
+    status: Annotated[
+        Literal["ready", "unavailable"],
+        Meta(description="`ready` (200) when the database answers, else `unavailable` (503)."),
+    ]
+    database: Annotated[
+        DatabaseState,
+        Meta(description="`up`: PostgreSQL answered a query within a second; else `down`."),
+    ]
+    redis: Annotated[
+        RedisState,
+        Meta(
+            description="Redis as this process sees it; not required (without it the service "
+            "answers the same, from PostgreSQL): `not configured` when no REDIS_URL is set."
+        ),
+    ]
 
 
 class OpsController(Controller):
     tags = ["Operations"]
     include_in_schema = True
 
-    @get("/healthz", operation_id="healthz", summary="The process is alive")
+    @get(
+        "/healthz",
+        operation_id="healthz",
+        summary="The process is alive",
+        responses=problems.documented(),  # the proxy's answers only
+    )
     async def healthz(self) -> Health:
         return Health(status="ok")
 
@@ -65,11 +87,12 @@ class OpsController(Controller):
         summary="Ready to serve: the database answers (Redis is reported, not required)",
         description="503 when the database does not answer; Redis is optional: only reported.",
         responses={
+            **problems.documented(),  # the proxy's answers; its 503 beside this one
             503: ResponseSpec(
                 data_container=Readiness,
                 description="Not ready: the database does not answer",
                 generate_examples=False,
-            )
+            ),
         },
     )
     async def readyz(self, services: ServicesDep) -> Response[Readiness]:

@@ -21,7 +21,7 @@ from service.api import problems
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.idempotency import answer_once
 from service.api.problems import documented
-from service.api.schemas import Streak, streak_out
+from service.api.schemas import NAME, SCORE, SHUT, Streak, streak_out
 from service.calendar import local_today, open_dates
 from service.i18n import Language, _
 from service.store import daily, players
@@ -44,6 +44,10 @@ TokenIn = Annotated[
         ),
     ),
 ]
+_OWN_TOKEN: Final = (
+    "The client's own bearer token (recommended: a retry finds the same player); null: the "
+    "server makes one."
+)
 NAME_MAX = 40
 # Characters that take up room on a screen but show nothing (they are letters or
 # symbols to Unicode): a name made of them, or hiding them, is refused.
@@ -56,9 +60,13 @@ NOT_PLACES: Final = frozenset({"Factory", "localtime", "posixrules"})
 
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    name: NameIn | None = None
+    """A player to create; every field may be left out."""
+
+    name: Annotated[
+        NameIn | None, Meta(description="The name shown to friends, 1..40 characters; null: none.")
+    ] = None
     time_zone: TimeZoneIn = "UTC"
-    token: TokenIn | None = None
+    token: Annotated[TokenIn | None, Meta(description=_OWN_TOKEN)] = None
 
 
 LanguageIn = Annotated[
@@ -71,16 +79,29 @@ LanguageIn = Annotated[
 
 
 class PlayerChange(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    name: NameIn | UnsetType | None = UNSET
+    """What to change of the player; a field left out stays as it is."""
+
+    name: (
+        Annotated[
+            NameIn | None,
+            Meta(
+                description="The new name shown to friends, 1..40 characters; null removes it; "
+                "left out: unchanged."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     time_zone: TimeZoneIn | UnsetType = UNSET
     language: LanguageIn | UnsetType = UNSET
 
 
 class Claim(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A transfer code to claim on this device."""
+
     code: Annotated[
         str, Meta(max_length=64, description="The transfer code, e.g. 7M3Q-K2ZD-PX4T9.")
     ]
-    token: TokenIn | None = None
+    token: Annotated[TokenIn | None, Meta(description=_OWN_TOKEN)] = None
 
 
 class Identity(msgspec.Struct, frozen=True):
@@ -91,36 +112,71 @@ class Identity(msgspec.Struct, frozen=True):
     time_zone: str
 
 
+_ID: Final = "The player's id (a UUID): what friends and results know the player by."
+_TIME_ZONE: Final = "The player's IANA time zone, e.g. Europe/Oslo: it decides their dates."
+
+
 class CreatedPlayer(msgspec.Struct, frozen=True):
-    id: uuid.UUID
-    name: str | None
-    time_zone: str
-    token: str
+    """A player and the bearer token to act as them."""
+
+    id: Annotated[uuid.UUID, Meta(description=_ID)]
+    name: Annotated[str | None, Meta(description=NAME)]
+    time_zone: Annotated[str, Meta(description=_TIME_ZONE)]
+    token: Annotated[
+        str,
+        Meta(
+            description="The bearer token: send it as `Authorization: Bearer <token>`. Shown "
+            "here only (the server keeps its hash): keep it on the device."
+        ),
+    ]
 
 
 class TransferCode(msgspec.Struct, frozen=True):
-    code: str
-    display_code: str
-    expires_at: datetime
+    """A one-time code that moves the player to a new device."""
+
+    code: Annotated[
+        str,
+        Meta(description="The code: 12 symbols and a check symbol (Crockford base32)."),
+    ]
+    display_code: Annotated[
+        str, Meta(description="The code as people read and type it: e.g. 7M3Q-K2ZD-PX4T9.")
+    ]
+    expires_at: Annotated[
+        datetime, Meta(description="When the code stops working: 15 minutes after it was made.")
+    ]
 
 
 class Player(msgspec.Struct, frozen=True):
-    id: uuid.UUID
-    name: str | None
-    time_zone: str
-    created_at: datetime
-    language: Language | None
+    """A player as they see themselves."""
+
+    id: Annotated[uuid.UUID, Meta(description=_ID)]
+    name: Annotated[str | None, Meta(description=NAME)]
+    time_zone: Annotated[str, Meta(description=_TIME_ZONE)]
+    created_at: Annotated[datetime, Meta(description="When the player was created.")]
+    language: Annotated[
+        Language | None,
+        Meta(
+            description="The language the player chose (`PATCH /v1/players/me`): used when a "
+            "request's Accept-Language names none of ours; null: not chosen (English then)."
+        ),
+    ]
 
 
 class PlayerWithStreak(Player, frozen=True):
-    streak: Streak
+    """A player with their daily streak."""
+
+    streak: Annotated[Streak, Meta(description="The player's daily streak now.")]
 
 
 class HistoryEntry(msgspec.Struct, frozen=True):
-    date: date
-    score: int
-    shut: bool
-    rank: Rank
+    """One of the player's official daily runs."""
+
+    date: Annotated[date, Meta(description="The Daily Dice date played.")]
+    score: Annotated[int, Meta(description=SCORE)]
+    shut: Annotated[bool, Meta(description=SHUT)]
+    rank: Annotated[
+        Rank, Meta(description="The run among the date's official runs, as it stands now.")
+    ]
 
 
 @cache

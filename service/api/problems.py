@@ -46,15 +46,26 @@ Tiles = list[int]
 # The members some problems add to type, title, status and detail.
 
 
+_MOVE_INDEX: Final = (
+    "The first offending move, 0-based: its index in `moves` (a run that stops too early: "
+    "the index of the move missing, the number of moves sent)."
+)
+_REASON: Final = "Why that move is not legal. " + LOCALISED
+_DICE_USED: Final = "The dice the move rolled: 1 or 2."
+_ROLL: Final = (
+    "The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when "
+    "the move has no roll (a move past the last roll of the sequence)."
+)
+_IN_A_RUN: Final = " Only in a submitted run's problem, not in a position's (`open`)."
+
+
 class MoveMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
     """Where a submitted run stopped being a legal turn."""
 
-    move_index: Annotated[int, Meta(ge=0, description="The first offending move, 0-based.")]
-    reason: Annotated[str, Meta(description="Why that move is not legal. " + LOCALISED)]
-    dice_used: Annotated[int, Meta(ge=1, le=2, description="The dice the move rolled: 1 or 2.")]
-    roll: Annotated[Roll, Meta(description="The roll the move was played on, [d1, d2].")] | (
-        UnsetType
-    ) = UNSET
+    move_index: Annotated[int, Meta(ge=0, description=_MOVE_INDEX)]
+    reason: Annotated[str, Meta(description=_REASON)]
+    dice_used: Annotated[int, Meta(ge=1, le=2, description=_DICE_USED)]
+    roll: Annotated[Roll, Meta(description=_ROLL)] | UnsetType = UNSET
 
 
 class MoveWithOptionsMembers(MoveMembers, kw_only=True, omit_defaults=True):
@@ -66,10 +77,10 @@ class MoveWithOptionsMembers(MoveMembers, kw_only=True, omit_defaults=True):
 class TileMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A bad tile, in a submitted run (with the move) or in a position (without)."""
 
-    move_index: int | UnsetType = UNSET
-    reason: str | UnsetType = UNSET
-    dice_used: int | UnsetType = UNSET
-    roll: Roll | UnsetType = UNSET
+    move_index: Annotated[int, Meta(description=_MOVE_INDEX + _IN_A_RUN)] | UnsetType = UNSET
+    reason: Annotated[str, Meta(description=_REASON + _IN_A_RUN)] | UnsetType = UNSET
+    dice_used: Annotated[int, Meta(description=_DICE_USED + _IN_A_RUN)] | UnsetType = UNSET
+    roll: Annotated[Roll, Meta(description=_ROLL + _IN_A_RUN)] | UnsetType = UNSET
 
 
 class AlreadyPlayedMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -84,6 +95,12 @@ class TimeZoneMembers(msgspec.Struct, kw_only=True):
 
 
 _literal: Any = Literal  # a Literal of values known only at run time
+_TYPE: Final = (
+    "What went wrong, as a stable URI reference relative to the service: tell the problems "
+    "apart by it (the title and detail are for people)."
+)
+_TITLE: Final = "The problem type in a few words, the same for every problem of it. " + LOCALISED
+_STATUS: Final = "The HTTP status of the answer, repeated."
 
 
 @dataclass(frozen=True)
@@ -101,9 +118,9 @@ class ProblemType:
         schema = msgspec.defstruct(
             name,
             [
-                ("type", _literal[self.uri]),
-                ("title", Annotated[str, Meta(description=LOCALISED)]),
-                ("status", _literal[self.status]),
+                ("type", Annotated[_literal[self.uri], Meta(description=_TYPE)]),
+                ("title", Annotated[str, Meta(description=_TITLE)]),
+                ("status", Annotated[_literal[self.status], Meta(description=_STATUS)]),
                 ("detail", Annotated[str, Meta(description="What happened. " + LOCALISED)]),
             ],
             bases=(self.members,) if self.members is not None else None,
@@ -239,6 +256,10 @@ AUTHENTICATED: Final = (UNAUTHORIZED, *LIMITED)
 SOLVED: Final = (SOLVER_BUSY, *LIMITED)
 DATE: Final = (INVALID_DATE, UNKNOWN_DATE)
 BOX_CODE: Final = (INVALID_REQUEST, MISTYPED_CODE, INVALID_CODE, UNKNOWN_BOX)
+PROXY: Final = (RATE_LIMITED, UNAVAILABLE_DEPENDENCY)
+"""What the shipped proxy (``deploy/nginx.conf``) answers of its own, on every operation:
+too many requests in flight from one address, no replica up. ``documented`` adds them.
+(Its third, a body over the limit, is the service's own ``BODY_TOO_LARGE``.)"""
 
 # The problem of a generic HTTP error, by status.
 _BY_STATUS: Final = {
@@ -392,16 +413,19 @@ _DESCRIPTIONS: Final = {
     413: "Request body too large",
     415: "The body is not sent as application/json",
     422: "Breaks the game's rules",
-    429: "Rate limited: retry after the seconds in Retry-After",
-    503: "A dependency is down or busy: retry after the seconds in Retry-After",
+    429: "Rate limited, by the service or by the proxy in front: retry after the seconds in "
+    "Retry-After",
+    503: "A dependency is down or busy (the database, the solver; behind the proxy, every "
+    "replica): retry after the seconds in Retry-After",
 }
 
 
 def documented(*kinds: ProblemType | tuple[ProblemType, ...]) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the problems an operation can answer: per status, the union
-    of their schemas, told apart by ``type``."""
+    """OpenAPI entries for the problems an operation can answer (and the proxy's, which
+    fronts every operation): per status, the union of their schemas, told apart by
+    ``type``."""
     by_status: dict[int, list[type[msgspec.Struct]]] = defaultdict(list)
-    for entry in kinds:
+    for entry in (*kinds, PROXY):
         for kind in entry if isinstance(entry, tuple) else (entry,):
             if kind.schema not in by_status[kind.status]:
                 by_status[kind.status].append(kind.schema)
@@ -409,8 +433,9 @@ def documented(*kinds: ProblemType | tuple[ProblemType, ...]) -> dict[int, Respo
     for status in sorted(by_status):
         schemas = by_status[status]
         names = ", ".join(f"`{s.__name__}`" for s in schemas)
+        union: Any = Union[tuple(schemas)]  # noqa: UP007 - of types known at run time
         responses[status] = ResponseSpec(
-            data_container=Union[tuple(schemas)] if len(schemas) > 1 else schemas[0],  # noqa: UP007
+            data_container=union if len(schemas) > 1 else schemas[0],
             description=f"{_DESCRIPTIONS[status]} (problem details: {names})",
             media_type=MEDIA_TYPE,
             generate_examples=False,

@@ -16,28 +16,66 @@ from service.i18n import LOCALISED, N_, Language, _, current, speaking
 from service.rules.analysis import COMPUTER_RUNS_KEPT, Analysis, Label, MoveAnalysis, Report
 from service.rules.computers import ComputerRun
 from service.rules.replay import Move
-from service.rules.ruleset import MoveRule, OneDie, Roll, Rules, Scoring, tiles_of
+from service.rules.ruleset import (
+    START,
+    MoveRuleField,
+    OneDieField,
+    Roll,
+    Rules,
+    ScoringField,
+    TileCount,
+    tiles_of,
+)
 from service.store.ranks import Rank
 
 TileIn = Annotated[int, Meta(ge=1, le=12, description="A tile, 1..12.")]
 Die = Annotated[int, Meta(ge=1, le=6)]
 RollIn = tuple[Die, Die]
-DiceIn = Annotated[list[RollIn], Meta(min_length=3, max_length=13, description="tiles + 1 rolls.")]
+DiceIn = Annotated[
+    list[RollIn],
+    Meta(
+        min_length=3,
+        max_length=13,
+        description="The rolls in order, [d1, d2] each (1..6): exactly tiles + 1 of them.",
+    ),
+]
 OpenIn = Annotated[list[TileIn], Meta(max_length=12, description="The open tiles.")]
+RulesIn = Annotated[Rules, Meta(description="The rules; left out: the standard rules.")]
 
 
 class MoveObject(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """A move with its dice stated: ``{"dice": 1, "tiles": [4]}``."""
 
-    tiles: Annotated[list[TileIn], Meta(max_length=12)]
-    dice: Literal[1, 2] = 2
+    tiles: Annotated[
+        list[TileIn],
+        Meta(
+            max_length=12,
+            description="The tiles the move closes, each once; empty: the roll closes nothing "
+            "(a one-die roll that can't be played, which ends the turn).",
+        ),
+    ]
+    dice: Annotated[
+        Literal[1, 2],
+        Meta(
+            description="The dice rolled: 2, or 1 where the rules allow one die (the roll's "
+            "first die is the one)."
+        ),
+    ] = 2
 
 
 class OneDieMove(msgspec.Struct, frozen=True):
     """A move on one die: ``{"tiles": [4], "dice": 1}``."""
 
-    tiles: list[int]
-    dice: Literal[1]
+    tiles: Annotated[
+        list[int],
+        Meta(
+            description="The tiles closed on the one die (the roll's first), ascending; empty: "
+            "it closed nothing and the turn ended."
+        ),
+    ]
+    dice: Annotated[
+        Literal[1], Meta(description="Always 1 (a move on two dice is a plain list of tiles).")
+    ]
 
 
 MoveIn = Annotated[list[TileIn], Meta(max_length=12)] | MoveObject
@@ -59,11 +97,13 @@ def move_out(move: Move) -> MoveOut:
 
 
 class RulesOut(msgspec.Struct, frozen=True, omit_defaults=True):
-    tiles: int
-    one_die: OneDie
-    move_rule: MoveRule
-    scoring: Scoring
-    start: list[int] | None = None
+    """The rules of a sequence or run, every field given (``start`` only when not all)."""
+
+    tiles: TileCount
+    one_die: OneDieField
+    move_rule: MoveRuleField
+    scoring: ScoringField
+    start: Annotated[list[int] | None, Meta(description=START)] = None
 
 
 @lru_cache(maxsize=256)
@@ -85,62 +125,200 @@ LABEL_WORDS: Final[dict[Label, str]] = {
 }
 
 
+# Words of the answers' fields, said the same wherever a field of that name is.
+ROLL: Final = "A roll of two dice, [d1, d2], each 1..6 (with one die, d1 is the die)."
+DICE: Final = (
+    "The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than "
+    "any turn uses. Every player of the sequence gets these same rolls."
+)
+MOVES: Final = (
+    "One move per roll played, in order: a list of the tiles closed (two dice), or "
+    '`{"dice": 1, "tiles": [...]}` (one die); tiles ascending.'
+)
+SCORE: Final = "The final score under the rules' scoring: lower is better, 0 is a shut box."
+SHUT: Final = "Whether every tile was closed (the score is 0)."
+NAME: Final = "The player's name; null: the player has not given one."
+
+
 class MoveAnalysisOut(msgspec.Struct, frozen=True):
-    index: int
-    roll: Roll
-    dice_used: int
-    chosen: list[int]
-    best: list[int]
-    hindsight_best: MoveOut
-    hindsight_cost: int
-    expected_score: float
-    best_expected_score: float
-    dice_loss: float
-    expected_loss: float
-    label: Label
+    """One roll of a run, measured against the exact solutions."""
+
+    index: Annotated[
+        int,
+        Meta(
+            description="The roll's index in `dice`, 0-based, which is its move's index in "
+            "`moves` (a roll that ended the turn unplayed has no move there, or a one-die "
+            "move closing nothing)."
+        ),
+    ]
+    roll: Annotated[Roll, Meta(description=ROLL)]
+    dice_used: Annotated[
+        int,
+        Meta(description="The dice rolled: 2, or 1 where the rules allowed one die and it was."),
+    ]
+    chosen: Annotated[
+        list[int],
+        Meta(description="The tiles the player closed, ascending; empty: the roll closed none."),
+    ]
+    best: Annotated[
+        list[int],
+        Meta(
+            description="The tiles the expected-score optimum (Hard) closes on this roll from "
+            "the same position, with the same dice, ascending; empty: the roll closes none."
+        ),
+    ]
+    hindsight_best: Annotated[
+        MoveOut,
+        Meta(
+            description="The best move knowing the rolls to come: this roll's move of a line "
+            "reaching the lowest score still possible on these dice (it may roll another "
+            "number of dice), as a move of `moves`."
+        ),
+    ]
+    hindsight_cost: Annotated[
+        int,
+        Meta(
+            description="What the move cost with hindsight, 0 or more: the lowest final score "
+            "reachable on these dice after it minus the lowest reachable before it. A run's "
+            "costs add up to `total_cost`."
+        ),
+    ]
+    expected_score: Annotated[
+        float,
+        Meta(
+            description="The expected final score after the move under the expected-score "
+            "optimum, not knowing the rolls to come (after a roll that closed nothing: the "
+            "final score)."
+        ),
+    ]
+    best_expected_score: Annotated[
+        float,
+        Meta(
+            description="The same after the best set for this roll (`best`): the lowest "
+            "expected final score the roll allows with the dice used."
+        ),
+    ]
+    dice_loss: Annotated[
+        float,
+        Meta(
+            description="What rolling this number of dice cost in expected final score, "
+            "before the roll was seen: 0 when it was the better choice, or the only one."
+        ),
+    ]
+    expected_loss: Annotated[
+        float,
+        Meta(
+            description="The move's loss against the expected-score optimum, in points of "
+            "expected final score, 0 or more: `expected_score - best_expected_score` plus "
+            "`dice_loss`. It uses no later roll."
+        ),
+    ]
+    label: Annotated[
+        Label,
+        Meta(
+            description="`expected_loss` graded against the expected score of the whole turn "
+            "under optimal play (11.16 points with the standard rules): `best` no loss, "
+            "`inaccuracy` up to 5% of it, `mistake` up to 15%, `blunder` beyond."
+        ),
+    ]
     label_text: Annotated[str, Meta(description="The label in words. " + LOCALISED)]
 
 
 class AnalysisOut(msgspec.Struct, frozen=True):
-    best_possible: int
-    best_line: list[MoveOut]
-    could_be_better: list[int]
-    total_cost: int
-    moves: list[MoveAnalysisOut]
+    """A run against the exact solution for its dice: hindsight and the expected score."""
+
+    best_possible: Annotated[
+        int,
+        Meta(
+            description="The lowest final score any line of choices reaches on these dice "
+            "(knowing every roll), under the run's scoring."
+        ),
+    ]
+    best_line: Annotated[
+        list[MoveOut], Meta(description="One line of moves that reaches `best_possible`.")
+    ]
+    could_be_better: Annotated[
+        list[int],
+        Meta(description="The `index` of each roll whose `hindsight_cost` is above 0, in order."),
+    ]
+    total_cost: Annotated[
+        int,
+        Meta(
+            description="`score - best_possible`, 0 or more: the sum of the moves' "
+            "`hindsight_cost`."
+        ),
+    ]
+    moves: Annotated[
+        list[MoveAnalysisOut],
+        Meta(description="One entry per roll used, in order (an unplayable last roll too)."),
+    ]
 
 
 class ComputerOut(msgspec.Struct, frozen=True):
-    score: int
-    shut: bool
-    moves: list[MoveOut]
+    """A computer player's turn on the run's dice and rules."""
+
+    score: Annotated[int, Meta(description=SCORE)]
+    shut: Annotated[bool, Meta(description=SHUT)]
+    moves: Annotated[list[MoveOut], Meta(description=MOVES)]
 
 
 class Computers(msgspec.Struct, frozen=True):
-    easy: ComputerOut
-    medium: ComputerOut
-    hard: ComputerOut
+    """The three computer players on the same dice."""
+
+    easy: Annotated[
+        ComputerOut,
+        Meta(
+            description="Easy: a uniformly random legal move each roll, seeded from the "
+            "sequence (everyone on it meets the same Easy)."
+        ),
+    ]
+    medium: Annotated[
+        ComputerOut,
+        Meta(description="Medium: closes the highest tiles it can (sets compared high to low)."),
+    ]
+    hard: Annotated[
+        ComputerOut,
+        Meta(description="Hard: the expected-score optimum (the lowest expected final score)."),
+    ]
 
 
 class RunResult(msgspec.Struct, frozen=True):
     """A verified run, measured against the exact solution for its dice."""
 
-    sequence: str | None
-    rules: RulesOut
-    dice: list[Roll]
-    moves: list[MoveOut]
-    rolls_used: int
-    open: list[int]
-    score: int
-    shut: bool
-    analysis: AnalysisOut
-    computer: Computers
+    sequence: Annotated[
+        str | None,
+        Meta(
+            description="The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: "
+            "dice the client sent (`POST /v1/analyze`)."
+        ),
+    ]
+    rules: Annotated[RulesOut, Meta(description="The rules the run was played under.")]
+    dice: Annotated[list[Roll], Meta(description=DICE)]
+    moves: Annotated[list[MoveOut], Meta(description="The run's moves as verified. " + MOVES)]
+    rolls_used: Annotated[
+        int,
+        Meta(
+            description="The rolls the turn used: its moves, and the roll that ended it when "
+            "that one could not be played."
+        ),
+    ]
+    open: Annotated[
+        list[int], Meta(description="The tiles left open, ascending; empty: the box is shut.")
+    ]
+    score: Annotated[int, Meta(description=SCORE)]
+    shut: Annotated[bool, Meta(description=SHUT)]
+    analysis: Annotated[AnalysisOut, Meta(description="What each choice was worth.")]
+    computer: Annotated[Computers, Meta(description="Easy, Medium and Hard on the same dice.")]
 
 
 class StoredRunResult(RunResult, frozen=True, kw_only=True):
     """A run kept by the service: a Daily Dice or Friend Box run."""
 
-    run_id: str
-    official: Literal[True]
+    run_id: Annotated[str, Meta(description="The id of the stored run (a UUID).")]
+    official: Annotated[
+        Literal[True],
+        Meta(description="Always true: the run is stored as the one that stands, never replaced."),
+    ]
 
 
 @cache
@@ -250,10 +428,22 @@ def run_result(report: Report, sequence: str | None) -> RunResult:
 class Streak(msgspec.Struct, frozen=True):
     """Consecutive daily dates with an official run."""
 
-    current: int
-    best: int
-    last_played: date | None
-    played_today: bool
+    current: Annotated[
+        int,
+        Meta(
+            description="Consecutive dates played, counted back from the latest played one "
+            "while that date is today or yesterday in the player's time zone; else 0."
+        ),
+    ]
+    best: Annotated[int, Meta(description="The longest streak ever, in dates.")]
+    last_played: Annotated[
+        date | None,
+        Meta(description="The latest date with an official run; null: none yet."),
+    ]
+    played_today: Annotated[
+        bool,
+        Meta(description="Whether today's date (in the player's time zone) has an official run."),
+    ]
 
 
 def streak_out(
@@ -273,11 +463,15 @@ class DailyRunResult(StoredRunResult, frozen=True, kw_only=True):
     """An official daily run as submitted: the run result, the streak after it and its
     rank as it stood then."""
 
-    streak: Streak
-    rank: Rank
+    streak: Annotated[Streak, Meta(description="The player's streak, this run counted.")]
+    rank: Annotated[
+        Rank, Meta(description="The run among the date's official runs, as it stood then.")
+    ]
 
 
 class OfficialRunResult(StoredRunResult, frozen=True, kw_only=True):
     """A player's official daily run, with its rank as it stands now."""
 
-    rank: Rank
+    rank: Annotated[
+        Rank, Meta(description="The run among the date's official runs, as it stands now.")
+    ]

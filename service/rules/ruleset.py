@@ -198,14 +198,45 @@ DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
 }
 
 
+def _told(what: str, field: str) -> str:
+    """A field of the rules object as the OpenAPI document describes it: what it decides,
+    then each value in the words ``GET /v1/rules`` uses."""
+    return " ".join([what, *(f"`{value}`: {text}" for value, text in DESCRIPTIONS[field].items())])
+
+
+# The fields of the rules object, described (requests and answers alike).
+OneDieField = Annotated[
+    OneDie,
+    msgspec.Meta(description=_told("When a player may roll one die instead of two.", "one_die")),
+]
+MoveRuleField = Annotated[
+    MoveRule,
+    msgspec.Meta(description=_told("Which tiles a roll lets a player close.", "move_rule")),
+]
+ScoringField = Annotated[
+    Scoring,
+    msgspec.Meta(
+        description=_told(
+            "How the tiles left open score (lower is better; a shut box scores 0).", "scoring"
+        )
+    ),
+]
+START: Final = (
+    "The tiles open when a turn begins, e.g. [4, 5, 6, 7, 8, 9]; absent or null: every tile."
+)
+
+
 class Rules(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """A variant of the game; the defaults are the standard rules."""
 
     tiles: TileCount = 9
-    start: Annotated[tuple[Tile, ...], msgspec.Meta(min_length=1, max_length=12)] | None = None
-    one_die: OneDie = "never"
-    move_rule: MoveRule = "any"
-    scoring: Scoring = "sum"
+    start: Annotated[
+        Annotated[tuple[Tile, ...], msgspec.Meta(min_length=1, max_length=12)] | None,
+        msgspec.Meta(description=START),
+    ] = None
+    one_die: OneDieField = "never"
+    move_rule: MoveRuleField = "any"
+    scoring: ScoringField = "sum"
 
     def __post_init__(self) -> None:
         if self.start is None:

@@ -34,7 +34,7 @@ from array import array
 from collections import OrderedDict, defaultdict
 from collections.abc import Mapping, MutableSequence, Sequence
 from functools import cmp_to_key
-from typing import Final, NamedTuple
+from typing import Annotated, Final, NamedTuple
 
 import msgspec
 
@@ -396,39 +396,105 @@ def solve(rules: Rules) -> Tables:
 class PolicyFigures(msgspec.Struct, frozen=True):
     """What a policy achieves from a position."""
 
-    p_shut: float
-    expected_score: float
+    p_shut: Annotated[float, msgspec.Meta(description="The chance of shutting the box, 0..1.")]
+    expected_score: Annotated[float, msgspec.Meta(description="The expected final score.")]
 
 
 class Solution(msgspec.Struct, frozen=True):
     """A position under the exact solutions: the expected-score optimum's expected
     score and final-score distribution, the best shut chance, the hint policy."""
 
-    expected_score: float
-    p_shut: float
-    hint_policy: PolicyFigures
-    distribution: dict[int, float]
+    expected_score: Annotated[
+        float,
+        msgspec.Meta(
+            description="The expected final score under the expected-score optimum (what Hard "
+            "plays): 11.16 from the standard start."
+        ),
+    ]
+    p_shut: Annotated[
+        float,
+        msgspec.Meta(
+            description="The best chance of shutting the box, 0..1 (the shut-chance optimum): "
+            "0.0714 from the standard start."
+        ),
+    ]
+    hint_policy: Annotated[
+        PolicyFigures,
+        msgspec.Meta(
+            description="What following the hints achieves: the best shut chance, and the "
+            "expected final score of playing for it (ties broken by expected score)."
+        ),
+    ]
+    distribution: Annotated[
+        dict[int, float],
+        msgspec.Meta(
+            description="The final score's distribution under the expected-score optimum: "
+            'each score reachable (a JSON object\'s keys are strings: "0", "1", ...) and its '
+            "probability; they add up to 1."
+        ),
+    ]
 
 
 class HintOption(msgspec.Struct, frozen=True):
-    tiles: tuple[int, ...]
-    p_shut: float
-    expected_score: float
+    """One legal set for the roll, with what closing it leads to."""
+
+    tiles: Annotated[tuple[int, ...], msgspec.Meta(description="The set to close, ascending.")]
+    p_shut: Annotated[
+        float,
+        msgspec.Meta(
+            description="The best chance of shutting the box once these are closed, 0..1."
+        ),
+    ]
+    expected_score: Annotated[
+        float,
+        msgspec.Meta(
+            description="The expected final score once these are closed, following the hints."
+        ),
+    ]
 
 
 class DiceChoice(msgspec.Struct, frozen=True):
-    best: int
-    one: PolicyFigures
-    two: PolicyFigures
+    """Where one die is allowed, before the roll: one die or two."""
+
+    best: Annotated[
+        int,
+        msgspec.Meta(
+            description="The dice the hints roll, 1 or 2: the better shut chance, then the "
+            "lower expected score (2 when they tie)."
+        ),
+    ]
+    one: Annotated[PolicyFigures, msgspec.Meta(description="Rolling one die, then the hints.")]
+    two: Annotated[PolicyFigures, msgspec.Meta(description="Rolling two dice, then the hints.")]
 
 
 class Hint(msgspec.Struct, frozen=True, omit_defaults=True):
     """The hint for a position: sets ranked by shut chance, then expected score; without
     a roll, where one die is allowed, which number of dice to roll."""
 
-    best: tuple[int, ...] | None
-    options: tuple[HintOption, ...]
-    dice_choice: DiceChoice | msgspec.UnsetType = msgspec.UNSET
+    best: Annotated[
+        tuple[int, ...] | None,
+        msgspec.Meta(
+            description="The set to close (the first option); null: no roll was sent, or the "
+            "roll closes nothing and the turn ends."
+        ),
+    ]
+    options: Annotated[
+        tuple[HintOption, ...],
+        msgspec.Meta(
+            description="Every legal set for the roll, best first: by shut chance, then by "
+            "expected score; empty without a roll or when the roll closes nothing."
+        ),
+    ]
+    dice_choice: (
+        Annotated[
+            DiceChoice,
+            msgspec.Meta(
+                description="Without a roll, where one die is allowed: whether to roll one die or "
+                "two. Absent otherwise."
+            ),
+        ]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
 
 
 def solution(rules: Rules, open_tiles: OpenTiles | None = None) -> Solution:

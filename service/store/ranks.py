@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from datetime import date, timedelta
-from typing import Final
+from typing import Annotated, Final
 
 import asyncpg
 import msgspec
@@ -41,9 +41,23 @@ class Rank(msgspec.Struct, frozen=True):
     """A player's position on a date (ties share it), out of how many players, and
     the share of the date's players with a worse score (percent)."""
 
-    position: int
-    players: int
-    percentile: float
+    position: Annotated[
+        int,
+        msgspec.Meta(
+            description="1 + the players of the date with a better (lower) score: players "
+            "with the same score share a position."
+        ),
+    ]
+    players: Annotated[
+        int, msgspec.Meta(description="The players with an official run of the date.")
+    ]
+    percentile: Annotated[
+        float,
+        msgspec.Meta(
+            description="The share of the date's players with a worse (higher) score, in "
+            "percent, two decimals: 90.0 is ahead of 9 players in 10; last (or alone) is 0."
+        ),
+    ]
 
 
 def rank_from(better: int, worse: int, players: int) -> Rank:

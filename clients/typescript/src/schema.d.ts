@@ -423,7 +423,10 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** AlreadyPlayedProblem */
+        /**
+         * AlreadyPlayedProblem
+         * @description Already played (/problems/already-played).
+         */
         AlreadyPlayedProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
@@ -431,427 +434,762 @@ export interface components {
             official_run?: string;
             /** @description The id of the run that stands. */
             official_run_id: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 409;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/already-played";
         };
-        /** AnalysisOut */
+        /**
+         * AnalysisOut
+         * @description A run against the exact solution for its dice: hindsight and the expected score.
+         */
         AnalysisOut: {
+            /** @description One line of moves that reaches `best_possible`. */
             best_line: (number[] | components["schemas"]["OneDieMove"])[];
+            /** @description The lowest final score any line of choices reaches on these dice (knowing every roll), under the run's scoring. */
             best_possible: number;
+            /** @description The `index` of each roll whose `hindsight_cost` is above 0, in order. */
             could_be_better: number[];
+            /** @description One entry per roll used, in order (an unplayable last roll too). */
             moves: components["schemas"]["MoveAnalysisOut"][];
+            /** @description `score - best_possible`, 0 or more: the sum of the moves' `hindsight_cost`. */
             total_cost: number;
         };
-        /** AnalyzeRequest */
+        /**
+         * AnalyzeRequest
+         * @description A run to verify and analyse on dice the client gives.
+         */
         AnalyzeRequest: {
-            /** @description tiles + 1 rolls. */
+            /** @description The rolls in order, [d1, d2] each (1..6): exactly tiles + 1 of them. */
             dice: [
                 number,
                 number
             ][];
             /** @description One move per played roll. */
             moves: (number[] | components["schemas"]["MoveObject"])[];
+            /** @description The rules; left out: the standard rules. */
             rules?: components["schemas"]["Rules"];
         };
-        /** BodyTooLargeProblem */
+        /**
+         * BodyTooLargeProblem
+         * @description The request body is too large (/problems/body-too-large).
+         */
         BodyTooLargeProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 413;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/body-too-large";
         };
-        /** BoxOut */
+        /**
+         * BoxOut
+         * @description A box as anyone with its code sees it.
+         */
         BoxOut: {
+            /** @description The box code: 8 symbols and a check symbol (Crockford base32), e.g. 7M3QK2ZD2. */
             code: string;
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
             dice: [
                 number,
                 number
             ][];
+            /** @description The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2. */
             display_code: string;
+            /** @description Who made the box. */
             owner: components["schemas"]["Owner"];
+            /** @description How many players have played the box (the owner among them). */
             players: number;
+            /** @description The box's rules. */
             rules: components["schemas"]["RulesOut"];
+            /** @description The owner's result to beat: only in target mode, to an authenticated player, once the owner has played. Absent otherwise. */
             target?: components["schemas"]["Target"];
         };
-        /** BoxResult */
+        /**
+         * BoxResult
+         * @description One player's run of a box.
+         */
         BoxResult: {
-            /** @enum {string} */
+            /**
+             * @description `target` when the player had been shown the owner's result, else `blind`.
+             * @enum {string}
+             */
             mode: "blind" | "target";
+            /** @description The player's name; null: the player has not given one. */
             name: string | null;
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
+            /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the run was stored.
+             */
             submitted_at: string;
         };
-        /** BoxRunResult */
+        /**
+         * BoxRunResult
+         * @description A player's run of a box, verified and analysed.
+         */
         BoxRunResult: {
+            /** @description What each choice was worth. */
             analysis: components["schemas"]["AnalysisOut"];
+            /** @description Easy, Medium and Hard on the same dice. */
             computer: components["schemas"]["Computers"];
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
             dice: [
                 number,
                 number
             ][];
+            /** @description The run's moves as verified. One move per roll played, in order: a list of the tiles closed (two dice), or `{"dice": 1, "tiles": [...]}` (one die); tiles ascending. */
             moves: (number[] | components["schemas"]["OneDieMove"])[];
-            /** @constant */
+            /**
+             * @description Always true: the run is stored as the one that stands, never replaced.
+             * @constant
+             */
             official: true;
+            /** @description The tiles left open, ascending; empty: the box is shut. */
             open: number[];
+            /** @description The rolls the turn used: its moves, and the roll that ended it when that one could not be played. */
             rolls_used: number;
+            /** @description The rules the run was played under. */
             rules: components["schemas"]["RulesOut"];
+            /** @description The id of the stored run (a UUID). */
             run_id: string;
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: dice the client sent (`POST /v1/analyze`). */
             sequence: string | null;
+            /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
+            /** @description The run against the owner's, once the owner has played; absent for the owner's own run and before the owner has played. */
             versus?: components["schemas"]["Versus"];
         };
-        /** BoxRunSubmission */
+        /**
+         * BoxRunSubmission
+         * @description The player's run of a box.
+         */
         BoxRunSubmission: {
             /**
-             * @description Optional: the server takes "blind" when it is left out.
+             * @description `blind`: without seeing the owner's result; `target`: against it. A player who has been shown the target plays a target run, whatever this says. Optional: the server takes "blind" when it is left out.
              * @enum {unknown}
              */
             mode?: "blind" | "target";
             /** @description One move per played roll. */
             moves: (number[] | components["schemas"]["MoveObject"])[];
         };
-        /** Choice */
+        /**
+         * Choice
+         * @description One value a field of the rules object takes.
+         */
         Choice: {
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description What it means. Localised: in the language Accept-Language chooses (else the player's). */
             description: string;
+            /** @description The value, as the rules object takes it. */
             value: string;
         };
-        /** Claim */
+        /**
+         * Claim
+         * @description A transfer code to claim on this device.
+         */
         Claim: {
             /** @description The transfer code, e.g. 7M3Q-K2ZD-PX4T9. */
             code: string;
-            /** @description Optional: the server takes null when it is left out. */
+            /** @description The client's own bearer token (recommended: a retry finds the same player); null: the server makes one. Optional: the server takes null when it is left out. */
             token?: string | null;
         };
-        /** ComputerOut */
+        /**
+         * ComputerOut
+         * @description A computer player's turn on the run's dice and rules.
+         */
         ComputerOut: {
+            /** @description One move per roll played, in order: a list of the tiles closed (two dice), or `{"dice": 1, "tiles": [...]}` (one die); tiles ascending. */
             moves: (number[] | components["schemas"]["OneDieMove"])[];
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
+            /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
         };
-        /** Computers */
+        /**
+         * Computers
+         * @description The three computer players on the same dice.
+         */
         Computers: {
+            /** @description Easy: a uniformly random legal move each roll, seeded from the sequence (everyone on it meets the same Easy). */
             easy: components["schemas"]["ComputerOut"];
+            /** @description Hard: the expected-score optimum (the lowest expected final score). */
             hard: components["schemas"]["ComputerOut"];
+            /** @description Medium: closes the highest tiles it can (sets compared high to low). */
             medium: components["schemas"]["ComputerOut"];
         };
-        /** CreatedBox */
+        /**
+         * CreatedBox
+         * @description A new box: its code to share, and its dice.
+         */
         CreatedBox: {
+            /** @description The box code: 8 symbols and a check symbol (Crockford base32), e.g. 7M3QK2ZD2. */
             code: string;
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
             dice: [
                 number,
                 number
             ][];
+            /** @description The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2. */
             display_code: string;
+            /** @description Who made the box. */
             owner: components["schemas"]["Owner"];
+            /** @description The box's rules. */
             rules: components["schemas"]["RulesOut"];
         };
-        /** CreatedPlayer */
+        /**
+         * CreatedPlayer
+         * @description A player and the bearer token to act as them.
+         */
         CreatedPlayer: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The player's id (a UUID): what friends and results know the player by.
+             */
             id: string;
+            /** @description The player's name; null: the player has not given one. */
             name: string | null;
+            /** @description The player's IANA time zone, e.g. Europe/Oslo: it decides their dates. */
             time_zone: string;
+            /** @description The bearer token: send it as `Authorization: Bearer <token>`. Shown here only (the server keeps its hash): keep it on the device. */
             token: string;
         };
-        /** DailyDice */
+        /**
+         * DailyDice
+         * @description The dice of a date: the same for everyone.
+         */
         DailyDice: {
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The date, YYYY-MM-DD.
+             */
             date: string;
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
             dice: [
                 number,
                 number
             ][];
+            /** @description The rules: the Daily Dice are the standard game. */
             rules: components["schemas"]["RulesOut"];
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD`. */
             sequence: string;
         };
-        /** DailyRunResult */
+        /**
+         * DailyRunResult
+         * @description An official daily run as submitted: the run result, the streak after it and its rank as it stood then.
+         */
         DailyRunResult: {
+            /** @description What each choice was worth. */
             analysis: components["schemas"]["AnalysisOut"];
+            /** @description Easy, Medium and Hard on the same dice. */
             computer: components["schemas"]["Computers"];
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
             dice: [
                 number,
                 number
             ][];
+            /** @description The run's moves as verified. One move per roll played, in order: a list of the tiles closed (two dice), or `{"dice": 1, "tiles": [...]}` (one die); tiles ascending. */
             moves: (number[] | components["schemas"]["OneDieMove"])[];
-            /** @constant */
+            /**
+             * @description Always true: the run is stored as the one that stands, never replaced.
+             * @constant
+             */
             official: true;
+            /** @description The tiles left open, ascending; empty: the box is shut. */
             open: number[];
+            /** @description The run among the date's official runs, as it stood then. */
             rank: components["schemas"]["Rank"];
+            /** @description The rolls the turn used: its moves, and the roll that ended it when that one could not be played. */
             rolls_used: number;
+            /** @description The rules the run was played under. */
             rules: components["schemas"]["RulesOut"];
+            /** @description The id of the stored run (a UUID). */
             run_id: string;
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: dice the client sent (`POST /v1/analyze`). */
             sequence: string | null;
+            /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
+            /** @description The player's streak, this run counted. */
             streak: components["schemas"]["Streak"];
         };
-        /** DatabaseTimeoutProblem */
+        /**
+         * DatabaseTimeoutProblem
+         * @description The database timed out (/problems/database-timeout).
+         */
         DatabaseTimeoutProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 503;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/database-timeout";
         };
-        /** DatabaseUnavailableProblem */
+        /**
+         * DatabaseUnavailableProblem
+         * @description The database is unavailable (/problems/database-unavailable).
+         */
         DatabaseUnavailableProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 503;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/database-unavailable";
         };
-        /** DateNotOpenProblem */
+        /**
+         * DateNotOpenProblem
+         * @description The date is not open for you (/problems/date-not-open).
+         */
         DateNotOpenProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/date-not-open";
         };
-        /** DiceChoice */
+        /**
+         * DiceChoice
+         * @description Where one die is allowed, before the roll: one die or two.
+         */
         DiceChoice: {
+            /** @description The dice the hints roll, 1 or 2: the better shut chance, then the lower expected score (2 when they tie). */
             best: number;
+            /** @description Rolling one die, then the hints. */
             one: components["schemas"]["PolicyFigures"];
+            /** @description Rolling two dice, then the hints. */
             two: components["schemas"]["PolicyFigures"];
         };
-        /** DiceInPlayProblem */
+        /**
+         * DiceInPlayProblem
+         * @description These dice are in play (/problems/dice-in-play).
+         */
         DiceInPlayProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 403;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/dice-in-play";
         };
-        /** Health */
+        /**
+         * Health
+         * @description The process answers.
+         */
         Health: {
-            /** @constant */
+            /**
+             * @description Always `ok`.
+             * @constant
+             */
             status: "ok";
         };
-        /** Hint */
+        /**
+         * Hint
+         * @description The hint for a position: sets ranked by shut chance, then expected score; without a roll, where one die is allowed, which number of dice to roll.
+         */
         Hint: {
+            /** @description The set to close (the first option); null: no roll was sent, or the roll closes nothing and the turn ends. */
             best: number[] | null;
+            /** @description Without a roll, where one die is allowed: whether to roll one die or two. Absent otherwise. */
             dice_choice?: components["schemas"]["DiceChoice"];
+            /** @description Every legal set for the roll, best first: by shut chance, then by expected score; empty without a roll or when the roll closes nothing. */
             options: components["schemas"]["HintOption"][];
         };
-        /** HintOption */
+        /**
+         * HintOption
+         * @description One legal set for the roll, with what closing it leads to.
+         */
         HintOption: {
+            /** @description The expected final score once these are closed, following the hints. */
             expected_score: number;
+            /** @description The best chance of shutting the box once these are closed, 0..1. */
             p_shut: number;
+            /** @description The set to close, ascending. */
             tiles: number[];
         };
-        /** HintRequest */
+        /**
+         * HintRequest
+         * @description A position, and the roll to play there if it is known.
+         */
         HintRequest: {
             /** @description The open tiles. */
             open: number[];
-            /** @description Optional: the server takes null when it is left out. */
+            /** @description The roll to play: [d1, d2], or [d] after choosing one die where the rules allow it; null or left out: before the roll (whether to roll one die). Optional: the server takes null when it is left out. */
             roll?: number[] | null;
+            /** @description The rules; left out: the standard rules. */
             rules?: components["schemas"]["Rules"];
         };
-        /** HistoryEntry */
+        /**
+         * HistoryEntry
+         * @description One of the player's official daily runs.
+         */
         HistoryEntry: {
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The Daily Dice date played.
+             */
             date: string;
+            /** @description The run among the date's official runs, as it stands now. */
             rank: components["schemas"]["Rank"];
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
+            /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
         };
-        /** IdempotencyKeyReusedProblem */
+        /**
+         * IdempotencyKeyReusedProblem
+         * @description The Idempotency-Key was used with another request (/problems/idempotency-key-reused).
+         */
         IdempotencyKeyReusedProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/idempotency-key-reused";
         };
-        /** InvalidCodeProblem */
+        /**
+         * InvalidCodeProblem
+         * @description That is not a code (/problems/invalid-code).
+         */
         InvalidCodeProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 400;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/invalid-code";
         };
-        /** InvalidDateProblem */
+        /**
+         * InvalidDateProblem
+         * @description That is not a calendar date (/problems/invalid-date).
+         */
         InvalidDateProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 400;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/invalid-date";
         };
-        /** InvalidDiceProblem */
+        /**
+         * InvalidDiceProblem
+         * @description The dice do not fit the rules (/problems/invalid-dice).
+         */
         InvalidDiceProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/invalid-dice";
         };
-        /** InvalidIdempotencyKeyProblem */
+        /**
+         * InvalidIdempotencyKeyProblem
+         * @description Invalid Idempotency-Key (/problems/invalid-idempotency-key).
+         */
         InvalidIdempotencyKeyProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 400;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/invalid-idempotency-key";
         };
-        /** InvalidNameProblem */
+        /**
+         * InvalidNameProblem
+         * @description The name shows nothing (/problems/invalid-name).
+         */
         InvalidNameProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/invalid-name";
         };
-        /** InvalidRequestProblem */
+        /**
+         * InvalidRequestProblem
+         * @description The request is malformed (/problems/invalid-request).
+         */
         InvalidRequestProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 400;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/invalid-request";
         };
-        /** Leaderboard */
+        /**
+         * Leaderboard
+         * @description A date's official runs taken together.
+         */
         Leaderboard: {
+            /** @description The lowest score any line of choices reaches on the date's dice. */
             best_possible: number;
-            /** Format: date */
+            /**
+             * Format: date
+             * @description The date, YYYY-MM-DD.
+             */
             date: string;
+            /** @description How many official runs ended on each score (JSON object keys are strings: "0", "1", ...); scores no run ended on are left out. */
             histogram: {
                 [key: string]: number;
             };
+            /** @description The mean score of the runs; null: no run yet. */
             mean: number | null;
+            /** @description The players with an official run of the date. */
             players: number;
+            /** @description The share of runs that shut the box, 0..1; null: no run yet. */
             shut_rate: number | null;
+            /** @description The best runs, best first (`limit` of them at most). */
             top: components["schemas"]["TopEntry"][];
         };
-        /** LeaderboardHiddenProblem */
+        /**
+         * LeaderboardHiddenProblem
+         * @description The ranking is not shown yet (/problems/leaderboard-hidden).
+         */
         LeaderboardHiddenProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 403;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/leaderboard-hidden";
         };
-        /** MalformedMoveProblem */
+        /**
+         * MalformedMoveProblem
+         * @description The run is not a legal turn (/problems/malformed-move).
+         */
         MalformedMoveProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
-            /** @description The first offending move, 0-based. */
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). */
             move_index: number;
             /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
-            /** @description The roll the move was played on, [d1, d2]. */
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/malformed-move";
         };
-        /** MistypedCodeProblem */
+        /**
+         * MistypedCodeProblem
+         * @description The code was mistyped (/problems/mistyped-code).
+         */
         MistypedCodeProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 400;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/mistyped-code";
         };
-        /** MoveAfterEndProblem */
+        /**
+         * MoveAfterEndProblem
+         * @description The run is not a legal turn (/problems/move-after-end).
+         */
         MoveAfterEndProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
-            /** @description The first offending move, 0-based. */
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). */
             move_index: number;
             /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
-            /** @description The roll the move was played on, [d1, d2]. */
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/move-after-end";
         };
-        /** MoveAnalysisOut */
+        /**
+         * MoveAnalysisOut
+         * @description One roll of a run, measured against the exact solutions.
+         */
         MoveAnalysisOut: {
+            /** @description The tiles the expected-score optimum (Hard) closes on this roll from the same position, with the same dice, ascending; empty: the roll closes none. */
             best: number[];
+            /** @description The same after the best set for this roll (`best`): the lowest expected final score the roll allows with the dice used. */
             best_expected_score: number;
+            /** @description The tiles the player closed, ascending; empty: the roll closed none. */
             chosen: number[];
+            /** @description What rolling this number of dice cost in expected final score, before the roll was seen: 0 when it was the better choice, or the only one. */
             dice_loss: number;
+            /** @description The dice rolled: 2, or 1 where the rules allowed one die and it was. */
             dice_used: number;
+            /** @description The move's loss against the expected-score optimum, in points of expected final score, 0 or more: `expected_score - best_expected_score` plus `dice_loss`. It uses no later roll. */
             expected_loss: number;
+            /** @description The expected final score after the move under the expected-score optimum, not knowing the rolls to come (after a roll that closed nothing: the final score). */
             expected_score: number;
+            /** @description The best move knowing the rolls to come: this roll's move of a line reaching the lowest score still possible on these dice (it may roll another number of dice), as a move of `moves`. */
             hindsight_best: number[] | components["schemas"]["OneDieMove"];
+            /** @description What the move cost with hindsight, 0 or more: the lowest final score reachable on these dice after it minus the lowest reachable before it. A run's costs add up to `total_cost`. */
             hindsight_cost: number;
+            /** @description The roll's index in `dice`, 0-based, which is its move's index in `moves` (a roll that ended the turn unplayed has no move there, or a one-die move closing nothing). */
             index: number;
-            /** @enum {string} */
+            /**
+             * @description `expected_loss` graded against the expected score of the whole turn under optimal play (11.16 points with the standard rules): `best` no loss, `inaccuracy` up to 5% of it, `mistake` up to 15%, `blunder` beyond.
+             * @enum {string}
+             */
             label: "best" | "inaccuracy" | "mistake" | "blunder";
             /** @description The label in words. Localised: in the language Accept-Language chooses (else the player's). */
             label_text: string;
+            /** @description A roll of two dice, [d1, d2], each 1..6 (with one die, d1 is the die). */
             roll: [
                 number,
                 number
@@ -863,233 +1201,406 @@ export interface components {
          */
         MoveObject: {
             /**
-             * @description Optional: the server takes 2 when it is left out.
+             * @description The dice rolled: 2, or 1 where the rules allow one die (the roll's first die is the one). Optional: the server takes 2 when it is left out.
              * @enum {unknown}
              */
             dice?: 1 | 2;
+            /** @description The tiles the move closes, each once; empty: the roll closes nothing (a one-die roll that can't be played, which ends the turn). */
             tiles: number[];
         };
-        /** MoveRuleViolationProblem */
+        /**
+         * MoveRuleViolationProblem
+         * @description The run is not a legal turn (/problems/move-rule-violation).
+         */
         MoveRuleViolationProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
-            /** @description The first offending move, 0-based. */
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). */
             move_index: number;
             /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
-            /** @description The roll the move was played on, [d1, d2]. */
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/move-rule-violation";
         };
-        /** NewBox */
+        /**
+         * NewBox
+         * @description A box to make: fresh dice under these rules.
+         */
         NewBox: {
+            /** @description The rules; left out: the standard rules. */
             rules?: components["schemas"]["Rules"];
         };
-        /** NewPlayer */
+        /**
+         * NewPlayer
+         * @description A player to create; every field may be left out.
+         */
         NewPlayer: {
-            /** @description Optional: the server takes null when it is left out. */
+            /** @description The name shown to friends, 1..40 characters; null: none. Optional: the server takes null when it is left out. */
             name?: string | null;
             /** @description An IANA time zone, e.g. Europe/Oslo. Optional: the server takes "UTC" when it is left out. */
             time_zone?: string;
-            /** @description Optional: the server takes null when it is left out. */
+            /** @description The client's own bearer token (recommended: a retry finds the same player); null: the server makes one. Optional: the server takes null when it is left out. */
             token?: string | null;
         };
-        /** NoOfficialRunProblem */
+        /**
+         * NoOfficialRunProblem
+         * @description No official run of that date (/problems/no-official-run).
+         */
         NoOfficialRunProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 404;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/no-official-run";
         };
-        /** NotATileProblem */
+        /**
+         * NotATileProblem
+         * @description Not a tile of the box (/problems/not-a-tile).
+         */
         NotATileProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
+            /** @description The dice the move rolled: 1 or 2. Only in a submitted run's problem, not in a position's (`open`). */
             dice_used?: number;
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). Only in a submitted run's problem, not in a position's (`open`). */
             move_index?: number;
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). Only in a submitted run's problem, not in a position's (`open`). */
             reason?: string;
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). Only in a submitted run's problem, not in a position's (`open`). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/not-a-tile";
         };
-        /** OfficialRunResult */
+        /**
+         * OfficialRunResult
+         * @description A player's official daily run, with its rank as it stands now.
+         */
         OfficialRunResult: {
+            /** @description What each choice was worth. */
             analysis: components["schemas"]["AnalysisOut"];
+            /** @description Easy, Medium and Hard on the same dice. */
             computer: components["schemas"]["Computers"];
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
             dice: [
                 number,
                 number
             ][];
+            /** @description The run's moves as verified. One move per roll played, in order: a list of the tiles closed (two dice), or `{"dice": 1, "tiles": [...]}` (one die); tiles ascending. */
             moves: (number[] | components["schemas"]["OneDieMove"])[];
-            /** @constant */
+            /**
+             * @description Always true: the run is stored as the one that stands, never replaced.
+             * @constant
+             */
             official: true;
+            /** @description The tiles left open, ascending; empty: the box is shut. */
             open: number[];
+            /** @description The run among the date's official runs, as it stands now. */
             rank: components["schemas"]["Rank"];
+            /** @description The rolls the turn used: its moves, and the roll that ended it when that one could not be played. */
             rolls_used: number;
+            /** @description The rules the run was played under. */
             rules: components["schemas"]["RulesOut"];
+            /** @description The id of the stored run (a UUID). */
             run_id: string;
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: dice the client sent (`POST /v1/analyze`). */
             sequence: string | null;
+            /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
         };
-        /** OneDieMove */
+        /**
+         * OneDieMove
+         * @description A move on one die: ``{"tiles": [4], "dice": 1}``.
+         */
         OneDieMove: {
-            /** @constant */
+            /**
+             * @description Always 1 (a move on two dice is a plain list of tiles).
+             * @constant
+             */
             dice: 1;
+            /** @description The tiles closed on the one die (the roll's first), ascending; empty: it closed nothing and the turn ended. */
             tiles: number[];
         };
-        /** OneDieNotAllowedProblem */
+        /**
+         * OneDieNotAllowedProblem
+         * @description One die is not allowed (/problems/one-die-not-allowed).
+         */
         OneDieNotAllowedProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
+            /** @description The dice the move rolled: 1 or 2. Only in a submitted run's problem, not in a position's (`open`). */
             dice_used?: number;
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). Only in a submitted run's problem, not in a position's (`open`). */
             move_index?: number;
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). Only in a submitted run's problem, not in a position's (`open`). */
             reason?: string;
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). Only in a submitted run's problem, not in a position's (`open`). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/one-die-not-allowed";
         };
-        /** Owner */
+        /**
+         * Owner
+         * @description The player who made the box.
+         */
         Owner: {
+            /** @description The player's name; null: the player has not given one. */
             name: string | null;
         };
-        /** PlayableRollSkippedProblem */
+        /**
+         * PlayableRollSkippedProblem
+         * @description The run is not a legal turn (/problems/playable-roll-skipped).
+         */
         PlayableRollSkippedProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
-            /** @description The first offending move, 0-based. */
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). */
             move_index: number;
             /** @description The sets of tiles the roll could close. */
             possible: number[][];
             /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
-            /** @description The roll the move was played on, [d1, d2]. */
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/playable-roll-skipped";
         };
-        /** Player */
+        /**
+         * Player
+         * @description A player as they see themselves.
+         */
         Player: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the player was created.
+             */
             created_at: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The player's id (a UUID): what friends and results know the player by.
+             */
             id: string;
-            /** @enum {null|string} */
+            /**
+             * @description The language the player chose (`PATCH /v1/players/me`): used when a request's Accept-Language names none of ours; null: not chosen (English then).
+             * @enum {null|string}
+             */
             language: "en" | "nb" | "nl" | "de" | null;
+            /** @description The player's name; null: the player has not given one. */
             name: string | null;
+            /** @description The player's IANA time zone, e.g. Europe/Oslo: it decides their dates. */
             time_zone: string;
         };
-        /** PlayerChange */
+        /**
+         * PlayerChange
+         * @description What to change of the player; a field left out stays as it is.
+         */
         PlayerChange: {
             /**
              * @description The language the player reads: used when a request's Accept-Language names none of en, nb, nl, de (a share text in particular).
              * @enum {unknown}
              */
             language?: "de" | "en" | "nb" | "nl";
+            /** @description The new name shown to friends, 1..40 characters; null removes it; left out: unchanged. */
             name?: string | null;
             /** @description An IANA time zone, e.g. Europe/Oslo. */
             time_zone?: string;
         };
-        /** PlayerWithStreak */
+        /**
+         * PlayerWithStreak
+         * @description A player with their daily streak.
+         */
         PlayerWithStreak: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the player was created.
+             */
             created_at: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The player's id (a UUID): what friends and results know the player by.
+             */
             id: string;
-            /** @enum {null|string} */
+            /**
+             * @description The language the player chose (`PATCH /v1/players/me`): used when a request's Accept-Language names none of ours; null: not chosen (English then).
+             * @enum {null|string}
+             */
             language: "en" | "nb" | "nl" | "de" | null;
+            /** @description The player's name; null: the player has not given one. */
             name: string | null;
+            /** @description The player's daily streak now. */
             streak: components["schemas"]["Streak"];
+            /** @description The player's IANA time zone, e.g. Europe/Oslo: it decides their dates. */
             time_zone: string;
         };
-        /** PolicyFigures */
+        /**
+         * PolicyFigures
+         * @description What a policy achieves from a position.
+         */
         PolicyFigures: {
+            /** @description The expected final score. */
             expected_score: number;
+            /** @description The chance of shutting the box, 0..1. */
             p_shut: number;
         };
-        /** Rank */
+        /**
+         * Rank
+         * @description A player's position on a date (ties share it), out of how many players, and the share of the date's players with a worse score (percent).
+         */
         Rank: {
+            /** @description The share of the date's players with a worse (higher) score, in percent, two decimals: 90.0 is ahead of 9 players in 10; last (or alone) is 0. */
             percentile: number;
+            /** @description The players with an official run of the date. */
             players: number;
+            /** @description 1 + the players of the date with a better (lower) score: players with the same score share a position. */
             position: number;
         };
-        /** RateLimitedProblem */
+        /**
+         * RateLimitedProblem
+         * @description Too many requests (/problems/rate-limited).
+         */
         RateLimitedProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 429;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/rate-limited";
         };
-        /** Readiness */
+        /**
+         * Readiness
+         * @description Whether this process can serve: the database answers.
+         */
         Readiness: {
-            /** @enum {string} */
+            /**
+             * @description `up`: PostgreSQL answered a query within a second; else `down`.
+             * @enum {string}
+             */
             database: "up" | "down";
-            /** @enum {string} */
+            /**
+             * @description Redis as this process sees it; not required (without it the service answers the same, from PostgreSQL): `not configured` when no REDIS_URL is set.
+             * @enum {string}
+             */
             redis: "up" | "down" | "not configured";
-            /** @enum {string} */
+            /**
+             * @description `ready` (200) when the database answers, else `unavailable` (503).
+             * @enum {string}
+             */
             status: "ready" | "unavailable";
         };
-        /** RequestTimeoutProblem */
+        /**
+         * RequestTimeoutProblem
+         * @description The request body arrived too slowly (/problems/request-timeout).
+         */
         RequestTimeoutProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 408;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/request-timeout";
         };
-        /** ResultsHiddenProblem */
+        /**
+         * ResultsHiddenProblem
+         * @description The results of the box are not shown yet (/problems/results-hidden).
+         */
         ResultsHiddenProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 403;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/results-hidden";
         };
         /**
@@ -1098,175 +1609,289 @@ export interface components {
          */
         Rules: {
             /**
-             * @description Optional: the server takes "any" when it is left out.
+             * @description Which tiles a roll lets a player close. `any`: Close any set of open tiles that adds up to the roll. `dice_or_sum`: Close the tile equal to the total, or the two tiles equal to the two dice. `single`: Close exactly one tile, equal to either die or to the total. Optional: the server takes "any" when it is left out.
              * @enum {unknown}
              */
             move_rule?: "any" | "dice_or_sum" | "single";
             /**
-             * @description Optional: the server takes "never" when it is left out.
+             * @description When a player may roll one die instead of two. `never`: Always roll two dice. `high_closed`: You may roll one die once every tile of 7 or more is closed. `sum_le_6`: You may roll one die once the open tiles add up to 6 or less. Optional: the server takes "never" when it is left out.
              * @enum {unknown}
              */
             one_die?: "high_closed" | "never" | "sum_le_6";
             /**
-             * @description Optional: the server takes "sum" when it is left out.
+             * @description How the tiles left open score (lower is better; a shut box scores 0). `sum`: Your score is the sum of the open tiles. `count`: Your score is the number of open tiles. `digits`: The open tiles in ascending order, read as one number (2, 5, 7 is 257). Optional: the server takes "sum" when it is left out.
              * @enum {unknown}
              */
             scoring?: "count" | "digits" | "sum";
-            /** @description Optional: the server takes null when it is left out. */
+            /** @description The tiles open when a turn begins, e.g. [4, 5, 6, 7, 8, 9]; absent or null: every tile. Optional: the server takes null when it is left out. */
             start?: number[] | null;
             /** @description Tiles 1..N on the box. Optional: the server takes 9 when it is left out. */
             tiles?: number;
         };
-        /** RulesCatalog */
+        /**
+         * RulesCatalog
+         * @description The rules object's fields, each with its values and default.
+         */
         RulesCatalog: {
+            /** @description Every field of the rules object. */
             fields: components["schemas"]["Variant"][];
+            /** @description The default of every field: the standard game. */
             standard: components["schemas"]["StandardRules"];
         };
-        /** RulesOut */
+        /**
+         * RulesOut
+         * @description The rules of a sequence or run, every field given (``start`` only when not all).
+         */
         RulesOut: {
-            /** @enum {string} */
+            /**
+             * @description Which tiles a roll lets a player close. `any`: Close any set of open tiles that adds up to the roll. `dice_or_sum`: Close the tile equal to the total, or the two tiles equal to the two dice. `single`: Close exactly one tile, equal to either die or to the total.
+             * @enum {string}
+             */
             move_rule: "any" | "dice_or_sum" | "single";
-            /** @enum {string} */
+            /**
+             * @description When a player may roll one die instead of two. `never`: Always roll two dice. `high_closed`: You may roll one die once every tile of 7 or more is closed. `sum_le_6`: You may roll one die once the open tiles add up to 6 or less.
+             * @enum {string}
+             */
             one_die: "never" | "high_closed" | "sum_le_6";
-            /** @enum {string} */
+            /**
+             * @description How the tiles left open score (lower is better; a shut box scores 0). `sum`: Your score is the sum of the open tiles. `count`: Your score is the number of open tiles. `digits`: The open tiles in ascending order, read as one number (2, 5, 7 is 257).
+             * @enum {string}
+             */
             scoring: "sum" | "count" | "digits";
+            /** @description The tiles open when a turn begins, e.g. [4, 5, 6, 7, 8, 9]; absent or null: every tile. */
             start?: number[] | null;
+            /** @description Tiles 1..N on the box. */
             tiles: number;
         };
-        /** RunEndsEarlyProblem */
+        /**
+         * RunEndsEarlyProblem
+         * @description The run is not a legal turn (/problems/run-ends-early).
+         */
         RunEndsEarlyProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
-            /** @description The first offending move, 0-based. */
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). */
             move_index: number;
             /** @description The sets of tiles the roll could close. */
             possible: number[][];
             /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
-            /** @description The roll the move was played on, [d1, d2]. */
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/run-ends-early";
         };
-        /** RunResult */
+        /**
+         * RunResult
+         * @description A verified run, measured against the exact solution for its dice.
+         */
         RunResult: {
+            /** @description What each choice was worth. */
             analysis: components["schemas"]["AnalysisOut"];
+            /** @description Easy, Medium and Hard on the same dice. */
             computer: components["schemas"]["Computers"];
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
             dice: [
                 number,
                 number
             ][];
+            /** @description The run's moves as verified. One move per roll played, in order: a list of the tiles closed (two dice), or `{"dice": 1, "tiles": [...]}` (one die); tiles ascending. */
             moves: (number[] | components["schemas"]["OneDieMove"])[];
+            /** @description The tiles left open, ascending; empty: the box is shut. */
             open: number[];
+            /** @description The rolls the turn used: its moves, and the roll that ended it when that one could not be played. */
             rolls_used: number;
+            /** @description The rules the run was played under. */
             rules: components["schemas"]["RulesOut"];
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: dice the client sent (`POST /v1/analyze`). */
             sequence: string | null;
+            /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
         };
-        /** RunSubmission */
+        /**
+         * RunSubmission
+         * @description The player's run of the dice.
+         */
         RunSubmission: {
             /** @description One move per played roll. */
             moves: (number[] | components["schemas"]["MoveObject"])[];
         };
-        /** ShareText */
+        /**
+         * ShareText
+         * @description A text to share that gives nothing of the dice away.
+         */
         ShareText: {
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The date, the score (or a shut box) and one symbol per roll; no tiles, no dice. Localised: in the language Accept-Language chooses (else the player's). */
             text: string;
         };
-        /** Solution */
+        /**
+         * Solution
+         * @description A position under the exact solutions: the expected-score optimum's expected score and final-score distribution, the best shut chance, the hint policy.
+         */
         Solution: {
+            /** @description The final score's distribution under the expected-score optimum: each score reachable (a JSON object's keys are strings: "0", "1", ...) and its probability; they add up to 1. */
             distribution: {
                 [key: string]: number;
             };
+            /** @description The expected final score under the expected-score optimum (what Hard plays): 11.16 from the standard start. */
             expected_score: number;
+            /** @description What following the hints achieves: the best shut chance, and the expected final score of playing for it (ties broken by expected score). */
             hint_policy: components["schemas"]["PolicyFigures"];
+            /** @description The best chance of shutting the box, 0..1 (the shut-chance optimum): 0.0714 from the standard start. */
             p_shut: number;
         };
-        /** SolverBusyProblem */
+        /**
+         * SolverBusyProblem
+         * @description The solver is busy (/problems/solver-busy).
+         */
         SolverBusyProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 503;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/solver-busy";
         };
-        /** StandardRules */
+        /**
+         * StandardRules
+         * @description The standard rules, every field given.
+         */
         StandardRules: {
-            /** @enum {string} */
+            /**
+             * @description Which tiles a roll lets a player close. `any`: Close any set of open tiles that adds up to the roll. `dice_or_sum`: Close the tile equal to the total, or the two tiles equal to the two dice. `single`: Close exactly one tile, equal to either die or to the total.
+             * @enum {string}
+             */
             move_rule: "any" | "dice_or_sum" | "single";
-            /** @enum {string} */
+            /**
+             * @description When a player may roll one die instead of two. `never`: Always roll two dice. `high_closed`: You may roll one die once every tile of 7 or more is closed. `sum_le_6`: You may roll one die once the open tiles add up to 6 or less.
+             * @enum {string}
+             */
             one_die: "never" | "high_closed" | "sum_le_6";
-            /** @enum {string} */
+            /**
+             * @description How the tiles left open score (lower is better; a shut box scores 0). `sum`: Your score is the sum of the open tiles. `count`: Your score is the number of open tiles. `digits`: The open tiles in ascending order, read as one number (2, 5, 7 is 257).
+             * @enum {string}
+             */
             scoring: "sum" | "count" | "digits";
+            /** @description The tiles open when a turn begins, e.g. [4, 5, 6, 7, 8, 9]; absent or null: every tile. */
             start: number[] | null;
+            /** @description Tiles 1..N on the box. */
             tiles: number;
         };
-        /** Streak */
+        /**
+         * Streak
+         * @description Consecutive daily dates with an official run.
+         */
         Streak: {
+            /** @description The longest streak ever, in dates. */
             best: number;
+            /** @description Consecutive dates played, counted back from the latest played one while that date is today or yesterday in the player's time zone; else 0. */
             current: number;
+            /** @description The latest date with an official run; null: none yet. */
             last_played: string | null;
+            /** @description Whether today's date (in the player's time zone) has an official run. */
             played_today: boolean;
         };
-        /** Target */
+        /**
+         * Target
+         * @description The owner's final position: what a friend in target mode tries to beat.
+         */
         Target: {
+            /** @description The owner's tiles left open, ascending; empty: shut. */
             open: number[];
+            /** @description The owner's score: lower is better. */
             score: number;
         };
-        /** TileNotOpenProblem */
+        /**
+         * TileNotOpenProblem
+         * @description The run is not a legal turn (/problems/tile-not-open).
+         */
         TileNotOpenProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
-            /** @description The first offending move, 0-based. */
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). */
             move_index: number;
             /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
-            /** @description The roll the move was played on, [d1, d2]. */
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/tile-not-open";
         };
-        /** TileRepeatedProblem */
+        /**
+         * TileRepeatedProblem
+         * @description A tile is listed twice (/problems/tile-repeated).
+         */
         TileRepeatedProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
+            /** @description The dice the move rolled: 1 or 2. Only in a submitted run's problem, not in a position's (`open`). */
             dice_used?: number;
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). Only in a submitted run's problem, not in a position's (`open`). */
             move_index?: number;
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). Only in a submitted run's problem, not in a position's (`open`). */
             reason?: string;
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). Only in a submitted run's problem, not in a position's (`open`). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/tile-repeated";
         };
-        /** TimeZoneChangeTooSoonProblem */
+        /**
+         * TimeZoneChangeTooSoonProblem
+         * @description The time zone changed less than 24 hours ago (/problems/time-zone-change-too-soon).
+         */
         TimeZoneChangeTooSoonProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
@@ -1275,161 +1900,306 @@ export interface components {
              * @description When the time zone may change again.
              */
             possible_at: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 409;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/time-zone-change-too-soon";
         };
-        /** TokenNotKeptProblem */
+        /**
+         * TokenNotKeptProblem
+         * @description The token was shown once and is not kept (/problems/token-not-kept).
+         */
         TokenNotKeptProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 409;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/token-not-kept";
         };
-        /** TokenTakenProblem */
+        /**
+         * TokenTakenProblem
+         * @description The token belongs to another player (/problems/token-taken).
+         */
         TokenTakenProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 409;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/token-taken";
         };
-        /** TopEntry */
+        /**
+         * TopEntry
+         * @description One of the date's best official runs.
+         */
         TopEntry: {
+            /** @description The player's name; null: the player has not given one. */
             name: string | null;
+            /** @description 1 + the runs with a better score: the same score, the same rank. */
             rank: number;
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
         };
-        /** TransferCode */
+        /**
+         * TransferCode
+         * @description A one-time code that moves the player to a new device.
+         */
         TransferCode: {
+            /** @description The code: 12 symbols and a check symbol (Crockford base32). */
             code: string;
+            /** @description The code as people read and type it: e.g. 7M3Q-K2ZD-PX4T9. */
             display_code: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the code stops working: 15 minutes after it was made.
+             */
             expires_at: string;
         };
-        /** UnauthorizedProblem */
+        /**
+         * UnauthorizedProblem
+         * @description A valid bearer token is required (/problems/unauthorized).
+         */
         UnauthorizedProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 401;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/unauthorized";
         };
-        /** UnknownBoxProblem */
+        /**
+         * UnavailableProblem
+         * @description A dependency is unavailable (/problems/unavailable).
+         */
+        UnavailableProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 503;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/unavailable";
+        };
+        /**
+         * UnknownBoxProblem
+         * @description No such box (/problems/unknown-box).
+         */
         UnknownBoxProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 404;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/unknown-box";
         };
-        /** UnknownDateProblem */
+        /**
+         * UnknownDateProblem
+         * @description No Daily Dice for that date (/problems/unknown-date).
+         */
         UnknownDateProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 404;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/unknown-date";
         };
-        /** UnknownTimeZoneProblem */
+        /**
+         * UnknownTimeZoneProblem
+         * @description Unknown time zone (/problems/unknown-time-zone).
+         */
         UnknownTimeZoneProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/unknown-time-zone";
         };
-        /** UnknownTransferCodeProblem */
+        /**
+         * UnknownTransferCodeProblem
+         * @description No such live transfer code (/problems/unknown-transfer-code).
+         */
         UnknownTransferCodeProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 404;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/unknown-transfer-code";
         };
-        /** UnsupportedMediaTypeProblem */
+        /**
+         * UnsupportedMediaTypeProblem
+         * @description The request body must be JSON (/problems/unsupported-media-type).
+         */
         UnsupportedMediaTypeProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 415;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/unsupported-media-type";
         };
-        /** Variant */
+        /**
+         * Variant
+         * @description One field of the rules object.
+         */
         Variant: {
+            /** @description The values it takes, the default first; null: it takes a number or a list of tiles (`tiles`, `start`). */
             choices: components["schemas"]["Choice"][] | null;
+            /** @description Its value in the standard rules (null: `start`, all tiles open). */
             default: unknown;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description What the field decides. Localised: in the language Accept-Language chooses (else the player's). */
             description: string;
+            /** @description The field's name in the rules object. */
             field: string;
+            /** @description The highest value of a number (`tiles`); null for the rest. */
             maximum: number | null;
+            /** @description The lowest value of a number (`tiles`); null for the rest. */
             minimum: number | null;
         };
-        /** Versus */
+        /**
+         * Versus
+         * @description The run against the owner's.
+         */
         Versus: {
-            /** @enum {string} */
+            /**
+             * @description This run's: `win` a lower score than the owner's, `tie` the same, `loss` a higher one.
+             * @enum {string}
+             */
             outcome: "win" | "tie" | "loss";
+            /** @description The owner's score on the box. */
             owner_score: number;
         };
-        /** WeakTokenProblem */
+        /**
+         * WeakTokenProblem
+         * @description The token is not random enough (/problems/weak-token).
+         */
         WeakTokenProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/weak-token";
         };
-        /** WrongTotalProblem */
+        /**
+         * WrongTotalProblem
+         * @description The run is not a legal turn (/problems/wrong-total).
+         */
         WrongTotalProblem: {
             /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
             detail: string;
             /** @description The dice the move rolled: 1 or 2. */
             dice_used: number;
-            /** @description The first offending move, 0-based. */
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). */
             move_index: number;
             /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). */
             reason: string;
-            /** @description The roll the move was played on, [d1, d2]. */
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). */
             roll?: [
                 number,
                 number
             ];
-            /** @constant */
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
             status: 422;
-            /** @description Localised: in the language Accept-Language chooses (else the player's). */
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
             title: string;
-            /** @constant */
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
             type: "/problems/wrong-total";
         };
     };
@@ -1459,6 +2229,28 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnavailableProblem"];
+                };
+            };
         };
     };
     readyz: {
@@ -1479,13 +2271,27 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Not ready: the database does not answer */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description Not ready: the database does not answer; or the proxy's, with no replica up (problem details: `UnavailableProblem`) */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again (the proxy's answer only). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                    "application/problem+json": components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -1569,7 +2375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InvalidDiceProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1580,7 +2386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `SolverBusyProblem`, `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `SolverBusyProblem`, `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1588,7 +2394,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["SolverBusyProblem"] | components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["SolverBusyProblem"] | components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -1676,7 +2482,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1687,7 +2493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1695,7 +2501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -1756,7 +2562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownBoxProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1767,7 +2573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1775,7 +2581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -1842,7 +2648,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownBoxProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1853,7 +2659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1861,7 +2667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -1979,7 +2785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1990,7 +2796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `SolverBusyProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `SolverBusyProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1998,7 +2804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["SolverBusyProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["SolverBusyProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2058,7 +2864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownDateProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2069,7 +2875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2077,7 +2883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2147,7 +2953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownDateProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2158,7 +2964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2166,7 +2972,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2284,7 +3090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["DateNotOpenProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2295,7 +3101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2303,7 +3109,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2361,7 +3167,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NoOfficialRunProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2372,7 +3178,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2380,7 +3186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2438,7 +3244,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NoOfficialRunProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2449,7 +3255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2457,7 +3263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2532,7 +3338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2543,7 +3349,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `SolverBusyProblem`, `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `SolverBusyProblem`, `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2551,7 +3357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["SolverBusyProblem"] | components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["SolverBusyProblem"] | components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2646,7 +3452,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["UnknownTimeZoneProblem"] | components["schemas"]["InvalidNameProblem"] | components["schemas"]["WeakTokenProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2657,7 +3463,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2665,7 +3471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2758,7 +3564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["WeakTokenProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2769,7 +3575,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2777,7 +3583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2814,7 +3620,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2825,7 +3631,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2833,7 +3639,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2928,7 +3734,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownTimeZoneProblem"] | components["schemas"]["InvalidNameProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2939,7 +3745,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2947,7 +3753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -2998,7 +3804,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3009,7 +3815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3017,7 +3823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -3054,7 +3860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3065,7 +3871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3073,7 +3879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -3110,7 +3916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3121,7 +3927,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3129,7 +3935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -3153,6 +3959,28 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RulesCatalog"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -3204,7 +4032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"];
                 };
             };
-            /** @description Rate limited: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3215,7 +4043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy: retry after the seconds in Retry-After (problem details: `SolverBusyProblem`, `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `SolverBusyProblem`, `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3223,7 +4051,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["SolverBusyProblem"] | components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"];
+                    "application/problem+json": components["schemas"]["SolverBusyProblem"] | components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };

@@ -90,10 +90,14 @@ const readyz: Step = async (api) => {
   const { data, error } = await api.GET("/readyz");
   if (data) {
     show(data.status, data.database, data.redis);
-  } else {
+  } else if ("database" in error) {
     // 503: not ready (the database does not answer), with the same body.
     const database: "up" | "down" = error.database;
     show(error.status, database, error.redis);
+  } else {
+    // The proxy's own: too many requests in flight, or no replica up.
+    const kind: "/problems/rate-limited" | "/problems/unavailable" = error.type;
+    show(kind, error.detail);
   }
 };
 
