@@ -4,6 +4,7 @@ queries in ``sql/queries``."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import re
 from collections.abc import AsyncIterator
@@ -80,9 +81,23 @@ def migrations() -> list[Migration]:
     return found
 
 
+class MigrationEdited(RuntimeError):
+    """A migration applied to this database was changed since: refused, at start-up."""
+
+
+def checksum(migration: Migration) -> str:
+    """The SHA-256 of a migration's text, kept with it once applied."""
+    return hashlib.sha256(migration.sql.encode()).hexdigest()
+
+
 async def migrate(connection: Connection) -> list[int]:
     """Apply the migrations not applied yet, each in its own transaction; safe when
-    several processes start at once (an advisory lock). Returns the versions applied."""
+    several processes start at once (an advisory lock). Returns the versions applied.
+
+    Each applied migration's checksum is kept: one edited after it was applied is
+    refused (``MigrationEdited``), since this database never ran what it says now; a
+    change goes in a new migration. Migrations applied before checksums were kept get
+    theirs at the next start."""
     applied_now = []
     # A migration, and the wait for another process's, may outlast a request's
     # statement timeout: none while migrating, the connection's own again after.
@@ -94,20 +109,36 @@ async def migrate(connection: Connection) -> list[int]:
             """CREATE TABLE IF NOT EXISTS schema_migrations (
                    version integer PRIMARY KEY,
                    name text NOT NULL,
-                   applied_at timestamptz NOT NULL DEFAULT now())"""
+                   applied_at timestamptz NOT NULL DEFAULT now());
+               ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text"""
         )
         done = {
-            r["version"] for r in await connection.fetch("SELECT version FROM schema_migrations")
+            r["version"]: r["checksum"]
+            for r in await connection.fetch("SELECT version, checksum FROM schema_migrations")
         }
         for migration in migrations():
+            digest = checksum(migration)
             if migration.version in done:
+                kept = done[migration.version]
+                if kept is None:
+                    await connection.execute(
+                        "UPDATE schema_migrations SET checksum = $2 WHERE version = $1",
+                        migration.version,
+                        digest,
+                    )
+                elif kept != digest:
+                    raise MigrationEdited(
+                        f"migration {migration.version:03d}_{migration.name}.sql was changed "
+                        "after this database applied it: put the change in a new migration"
+                    )
                 continue
             async with connection.transaction():
                 await connection.execute(migration.sql)
                 await connection.execute(
-                    "INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                    "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
                     migration.version,
                     migration.name,
+                    digest,
                 )
             log.info(
                 "applied migration",

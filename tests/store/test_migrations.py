@@ -3,6 +3,7 @@ streak its stored answer showed, and the answer is rendered again with today's s
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import secrets
@@ -17,7 +18,7 @@ from litestar.testing import AsyncTestClient
 from service.app import create_app
 from service.clock import FixedClock
 from service.settings import Settings
-from service.store.db import migrate, migrations
+from service.store.db import MigrationEdited, migrate, migrations
 from tests.api.helpers import auth, daily_dice, legal_runs, new_player
 from tests.conftest import app_with, own_database
 
@@ -115,3 +116,32 @@ async def test_a_run_stored_in_the_old_shape_renders_after_migrating(
         }
         board = await client.get(f"/v1/daily/{DAY}/leaderboard", headers=headers)
         assert board.json()["histogram"] == {str(answer["score"]): 1}
+
+
+async def test_an_applied_migration_that_was_edited_is_refused(
+    fresh_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each applied migration keeps its checksum: the same text again applies nothing,
+    an edited one stops the start-up, naming it; a database migrated before checksums
+    were kept gets them."""
+    connection = await asyncpg.connect(fresh_database)
+    try:
+        assert await migrate(connection) == [m.version for m in migrations()]
+        assert await migrate(connection) == []
+        kept = await connection.fetchval("SELECT checksum FROM schema_migrations WHERE version = 3")
+        assert kept == hashlib.sha256(migrations()[2].sql.encode()).hexdigest()
+        await connection.execute("UPDATE schema_migrations SET checksum = NULL")
+        assert await migrate(connection) == []
+        assert (
+            await connection.fetchval(
+                "SELECT count(*) FROM schema_migrations WHERE checksum IS NULL"
+            )
+            == 0
+        )
+        edited = [*migrations()]
+        edited[2] = dataclasses.replace(edited[2], sql=edited[2].sql + "\n-- a late edit\n")
+        monkeypatch.setattr("service.store.db.migrations", lambda: edited)
+        with pytest.raises(MigrationEdited, match=r"003_boxes\.sql was changed"):
+            await migrate(connection)
+    finally:
+        await connection.close()
