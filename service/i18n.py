@@ -3,8 +3,8 @@
 A request's language is the best match of its ``Accept-Language`` among ours, else the
 language its player stored, else English. Human text (problem titles and details, the
 share text, the rules' lines, the analysis labels' words) comes from gettext catalogs
-(``service/locales/<language>/LC_MESSAGES/<domain>.po``, kept with ``pybabel``; see the
-README), compiled when first used; codes (problem types, labels, enum values, field
+(``service/locales/<language>/LC_MESSAGES/<domain>.po``, kept with ``pybabel``; see
+``docs/languages.md``), compiled when first used; codes (problem types, labels, enum values, field
 names) are the same in every language. Messages are templates with named values,
 ``_("tile {tile} is already closed", tile=4)``, so that a translation can put the
 values where its language wants them; numbers and dates are formatted with Babel's CLDR
