@@ -1,5 +1,5 @@
-"""The PostgreSQL pool, the numbered migrations in ``sql/migrations`` and the named
-queries in ``sql/queries``."""
+"""The PostgreSQL pool, the numbered migrations in ``sql/migrations``, the functions in
+``sql/functions`` and the named queries in ``sql/queries``."""
 
 from __future__ import annotations
 
@@ -86,8 +86,17 @@ class MigrationEdited(RuntimeError):
 
 
 def checksum(migration: Migration) -> str:
-    """The SHA-256 of a migration's text, kept with it once applied."""
+    """The SHA-256 of a migration's (or a function's) text, kept with it once applied."""
     return hashlib.sha256(migration.sql.encode()).hexdigest()
+
+
+def functions() -> list[Migration]:
+    """Today's definition of each function, a file each (``daily_batch_read.sql``), in
+    name order (version 0: they are not numbered)."""
+    return [
+        Migration(0, path.stem, path.read_text())
+        for path in sorted((SQL_DIR / "functions").glob("*.sql"))
+    ]
 
 
 async def migrate(connection: Connection) -> list[int]:
@@ -97,7 +106,13 @@ async def migrate(connection: Connection) -> list[int]:
     Each applied migration's checksum is kept: one edited after it was applied is
     refused (``MigrationEdited``), since this database never ran what it says now; a
     change goes in a new migration. Migrations applied before checksums were kept get
-    theirs at the next start."""
+    theirs at the next start.
+
+    First, each function of ``sql/functions`` whose file changed since this database last
+    applied it is applied (``CREATE OR REPLACE``): a function is defined in one place,
+    its file, not in the migrations, and exists before any migration calls it (PL/pgSQL
+    bodies are checked when they run, so a function may name a table a migration makes).
+    Migrations change tables."""
     applied_now = []
     # A migration, and the wait for another process's, may outlast a request's
     # statement timeout: none while migrating, the connection's own again after.
@@ -112,6 +127,7 @@ async def migrate(connection: Connection) -> list[int]:
                    applied_at timestamptz NOT NULL DEFAULT now());
                ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text"""
         )
+        await _apply_functions(connection)
         done = {
             r["version"]: r["checksum"]
             for r in await connection.fetch("SELECT version, checksum FROM schema_migrations")
@@ -133,7 +149,8 @@ async def migrate(connection: Connection) -> list[int]:
                     )
                 continue
             async with connection.transaction():
-                await connection.execute(migration.sql)
+                if _has_statements(migration.sql):  # one left only its history: comments
+                    await connection.execute(migration.sql)
                 await connection.execute(
                     "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
                     migration.version,
@@ -149,6 +166,37 @@ async def migrate(connection: Connection) -> list[int]:
         await connection.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
         await connection.execute("SELECT set_config('statement_timeout', $1, false)", timeout)
     return applied_now
+
+
+def _has_statements(sql: str) -> bool:
+    return any(line.strip() and not line.lstrip().startswith("--") for line in sql.splitlines())
+
+
+async def _apply_functions(connection: Connection) -> None:
+    await connection.execute(
+        """CREATE TABLE IF NOT EXISTS schema_functions (
+               name text PRIMARY KEY,
+               checksum text NOT NULL,
+               applied_at timestamptz NOT NULL DEFAULT now())"""
+    )
+    kept = {
+        r["name"]: r["checksum"]
+        for r in await connection.fetch("SELECT name, checksum FROM schema_functions")
+    }
+    for function in functions():
+        digest = checksum(function)
+        if kept.get(function.name) == digest:
+            continue
+        async with connection.transaction():
+            await connection.execute(function.sql)
+            await connection.execute(
+                """INSERT INTO schema_functions (name, checksum) VALUES ($1, $2)
+                   ON CONFLICT (name) DO UPDATE
+                   SET checksum = EXCLUDED.checksum, applied_at = now()""",
+                function.name,
+                digest,
+            )
+        log.info("applied function", extra={"function": function.name})
 
 
 class Queries:

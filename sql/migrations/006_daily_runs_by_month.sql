@@ -43,23 +43,7 @@ CREATE TABLE daily_runs (
 
 -- The partition of daily runs of the month that holds a date, made if missing: the
 -- service makes them two months ahead at start-up and every ten minutes.
-CREATE FUNCTION make_daily_runs_partition(day date) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-    month date := date_trunc('month', day)::date;
-    name text := 'daily_runs_' || to_char(month, 'YYYY_MM');
-BEGIN
-    -- Most calls find it made: then no lock is taken on the parent at all.
-    IF to_regclass(name) IS NOT NULL THEN
-        RETURN;
-    END IF;
-    PERFORM pg_advisory_xact_lock(hashtext('make_daily_runs_partition'));
-    EXECUTE format(
-        'CREATE TABLE IF NOT EXISTS %I PARTITION OF daily_runs FOR VALUES FROM (%L) TO (%L)',
-        name, month, (month + interval '1 month')::date
-    );
-END
-$$;
+-- make_daily_runs_partition is defined in sql/functions/make_daily_runs_partition.sql.
 
 SELECT make_daily_runs_partition(day) FROM (SELECT DISTINCT day FROM daily_runs_before) AS d;
 

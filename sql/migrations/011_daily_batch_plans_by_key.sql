@@ -9,5 +9,5 @@
 -- of a new date. Every row these functions read is found by a key of a few per
 -- submission (a player, a player and date, a date), so an index scan is right at any
 -- size: sequential scans are off for their statements.
-ALTER FUNCTION daily_batch_read(uuid[], uuid[], date[], date[], boolean) SET enable_seqscan = off;
-ALTER FUNCTION daily_batch_write(jsonb, jsonb, smallint) SET enable_seqscan = off;
+-- daily_batch_read's settings: sql/functions/daily_batch_read.sql.
+-- daily_batch_write's settings: sql/functions/daily_batch_write.sql.

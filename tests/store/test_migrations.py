@@ -18,7 +18,7 @@ from litestar.testing import AsyncTestClient
 from service.app import create_app
 from service.clock import FixedClock
 from service.settings import Settings
-from service.store.db import MigrationEdited, migrate, migrations
+from service.store.db import MigrationEdited, functions, migrate, migrations
 from tests.api.helpers import auth, daily_dice, legal_runs, new_player
 from tests.conftest import app_with, own_database
 
@@ -143,5 +143,39 @@ async def test_an_applied_migration_that_was_edited_is_refused(
         monkeypatch.setattr("service.store.db.migrations", lambda: edited)
         with pytest.raises(MigrationEdited, match=r"003_boxes\.sql was changed"):
             await migrate(connection)
+    finally:
+        await connection.close()
+
+
+async def test_a_function_is_defined_by_its_file_and_applied_again_when_it_changes(
+    fresh_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``sql/functions`` holds each function's definition, applied before the migrations
+    (migration 6 calls one); a changed file is applied again at the next start, an
+    unchanged one is not."""
+    connection = await asyncpg.connect(fresh_database)
+    definition = "SELECT pg_get_functiondef(p.oid) FROM pg_proc p WHERE p.proname = $1"
+    try:
+        await migrate(connection)
+        names = [f.name for f in functions()]
+        assert names == [
+            "daily_batch_read", "daily_batch_write", "day_leaderboard",
+            "make_daily_runs_partition",
+        ]  # fmt: skip
+        for name in names:
+            assert "SET enable_seqscan TO 'off'" in await connection.fetchval(definition, name) or (
+                name == "make_daily_runs_partition"
+            )
+        applied = await connection.fetchval("SELECT max(applied_at) FROM schema_functions")
+        await migrate(connection)  # nothing changed: nothing applied again
+        assert await connection.fetchval("SELECT max(applied_at) FROM schema_functions") == applied
+        changed = [
+            dataclasses.replace(f, sql=f.sql.replace("LANGUAGE plpgsql AS", "LANGUAGE plpgsql STRICT AS"))
+            if f.name == "make_daily_runs_partition" else f
+            for f in functions()
+        ]  # fmt: skip
+        monkeypatch.setattr("service.store.db.functions", lambda: changed)
+        await migrate(connection)
+        assert "STRICT" in await connection.fetchval(definition, "make_daily_runs_partition")
     finally:
         await connection.close()

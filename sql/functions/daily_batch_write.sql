@@ -1,0 +1,50 @@
+-- One round trip to store a batch of official runs: lock the players in order, refuse
+-- (serialization_failure) if a streak changed since the read, insert the runs, the
+-- streaks and the date's score counters; every row by key (migrations 010 to 012).
+CREATE OR REPLACE FUNCTION daily_batch_write(jsonb, jsonb, smallint) RETURNS void
+LANGUAGE plpgsql VOLATILE
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off
+SET enable_material = off SET jit = off AS $$
+BEGIN
+    PERFORM FROM players p
+    WHERE p.id = ANY (ARRAY(SELECT e.player_id FROM jsonb_to_recordset($2) AS e(player_id uuid)))
+    ORDER BY p.id FOR UPDATE;
+    IF EXISTS (
+        SELECT FROM jsonb_to_recordset($2)
+            AS e(player_id uuid, was_length integer, was_best integer, was_last_played date)
+        LEFT JOIN streaks s ON s.player_id = e.player_id
+        WHERE (s.latest_length, s.best, s.last_played)
+              IS DISTINCT FROM (e.was_length, e.was_best, e.was_last_played)
+    ) THEN
+        RAISE EXCEPTION 'a player''s streak changed since the batch read it'
+            USING ERRCODE = 'serialization_failure';
+    END IF;
+    WITH runs AS (
+        INSERT INTO daily_runs
+            (player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
+             rank_players, streak_current, streak_best, streak_last_played, played_today,
+             submitted_at)
+        SELECT n.player_id, n.day, n.id, n.moves, n.score, n.best_possible, n.rank_better,
+               n.rank_worse, n.rank_players, n.streak_current, n.streak_best,
+               n.streak_last_played, n.played_today, n.submitted_at
+        FROM jsonb_to_recordset($1)
+            AS n(player_id uuid, day date, id uuid, moves jsonb, score integer,
+                 best_possible integer, rank_better integer, rank_worse integer,
+                 rank_players integer, streak_current integer, streak_best integer,
+                 streak_last_played date, played_today boolean, submitted_at timestamptz)
+        RETURNING daily_runs.day, daily_runs.score
+    ), streaks_after AS (
+        INSERT INTO streaks AS s (player_id, latest_length, best, last_played)
+        SELECT e.player_id, e.latest_length, e.best, e.last_played
+        FROM jsonb_to_recordset($2)
+            AS e(player_id uuid, latest_length integer, best integer, last_played date)
+        ON CONFLICT (player_id) DO UPDATE
+        SET latest_length = EXCLUDED.latest_length, best = EXCLUDED.best,
+            last_played = EXCLUDED.last_played
+    )
+    INSERT INTO day_scores AS c (day, score, shard, players)
+    SELECT r.day, r.score, $3, count(*)::integer
+    FROM runs r GROUP BY r.day, r.score ORDER BY r.day, r.score
+    ON CONFLICT (day, score, shard) DO UPDATE SET players = c.players + EXCLUDED.players;
+END
+$$;
