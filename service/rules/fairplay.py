@@ -43,8 +43,8 @@ MIN_ROLLS: Final = 7
 """The fewest rolls a key spans (a shorter sequence: all of them), so that the few dice
 a small box can reach never make a key that refuses everyone else's dice."""
 MARK_BITS: Final = 10
-"""A box's dice are drawn among the keys whose keyed hash ends in this many zero bits:
-one key in 1,024 is marked; a new box costs about 1,024 draws (some 5 ms)."""
+"""A box's dice are drawn among the dice whose first totals' keyed hash ends in this many
+zero bits: one dice in 1,024 is marked; a new box costs about 1,024 draws (3.5 ms)."""
 _MARK_MASK: Final = (1 << MARK_BITS) - 1
 _SUMS, _PAIRS = b"s", b"p"
 _PAIR_CODE: Final = {
