@@ -24,7 +24,6 @@ from service.api.schemas import (
     ShownOnce,
     Streak,
     move_in,
-    move_out,
     run_result,
 )
 from service.calendar import open_dates
@@ -122,7 +121,7 @@ class DailyRuns:
         new = NewRun(
             player_id=player.id,
             day=day,
-            moves=msgspec.to_builtins([move_out(m) for m in verified.run.moves]),
+            moves=[m.as_json() for m in verified.run.moves],
             score=verified.run.score,
             best_possible=verified.analysis.best_possible,
             submitted_at=now,
@@ -149,7 +148,7 @@ class DailyRuns:
                 TokenRun(
                     token_hash=token_hash,
                     day=day,
-                    moves=msgspec.to_builtins([move_out(m) for m in verified.run.moves]),
+                    moves=[m.as_json() for m in verified.run.moves],
                     score=verified.run.score,
                     best_possible=verified.analysis.best_possible,
                     submitted_at=now,

@@ -90,7 +90,8 @@ def move_in(raw: MoveIn) -> Move:
 
 
 def move_out(move: Move) -> MoveOut:
-    """Two dice: the list of tiles; one die: ``{"dice": 1, "tiles": [...]}``."""
+    """``Move.as_json`` as the answer's typed struct (a test holds the two to the same
+    bytes)."""
     if move.dice == 1:
         return OneDieMove(tiles=sorted(move.tiles), dice=1)
     return sorted(move.tiles)

@@ -55,6 +55,16 @@ class Move(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
         text = "+".join(map(str, sorted(self.tiles, reverse=True))) or "-"
         return f"1d:{text}" if self.dice == 1 else text
 
+    def as_json(self) -> list[int] | dict[str, object]:
+        """The move as a run writes it (PRODUCT.md §4): its tiles ascending, or after
+        one die ``{"tiles": [...], "dice": 1}``.
+
+        >>> Move(tiles=(8, 3)).as_json(), Move(tiles=(), dice=1).as_json()
+        ([3, 8], {'tiles': [], 'dice': 1})
+        """
+        tiles = sorted(self.tiles)
+        return {"tiles": tiles, "dice": 1} if self.dice == 1 else tiles
+
 
 class Step(msgspec.Struct, frozen=True):
     """One roll of a replayed turn: where it was played from and what it closed."""

@@ -17,9 +17,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from typing import Final
 
 import asyncpg
-import msgspec
 
-from service.api.schemas import move_out
 from service.calendar import StreakRuns
 from service.rules.analysis import Hindsight
 from service.rules.computers import EASY, HARD, MEDIUM, ComputerRun, play
@@ -91,7 +89,7 @@ async def synth_day(
     tables = solve(issued.rules)
     best_possible = Hindsight(tables, issued.dice).best(issued.rules.start_position, 0)
     played = computer_runs(day, issued, seed)
-    moves = [msgspec.to_builtins([move_out(m) for m in run.moves]) for run in played]
+    moves = [[m.as_json() for m in run.moves] for run in played]
     rng = random.Random(f"choices/{seed}")
     # Half the players play like Easy (a random legal move), a fifth like Medium, the
     # rest like Hard.
