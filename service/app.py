@@ -56,10 +56,10 @@ from service.api.hot import (
 )
 from service.api.ops import MetricsController, OpsController
 from service.api.players import PlayersController
+from service.api.ratelimit import RateLimiter, rate_limit_middleware
 from service.api.reading import body_in_time, one_reading_middleware
 from service.clock import Clock, SystemClock
 from service.i18n import language_middleware
-from service.ratelimit import RateLimiter, rate_limit_middleware
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED
 from service.settings import Settings

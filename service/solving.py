@@ -24,12 +24,11 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 import asyncpg
 import msgspec
 
-from service.ratelimit import RateLimiter
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED, Tables
 from service.settings import Limit
@@ -43,6 +42,13 @@ SOLVER_NICENESS: Final = 10
 """Solver processes run at this lower priority: where they share CPUs with the workers,
 answering requests comes first and a solve takes the time left over."""
 T = TypeVar("T")
+
+
+class ClientLimits(Protocol):
+    """What the solver asks of the API's rate limiter (``service.api.ratelimit``): a
+    token from a client's buckets, or the seconds to wait for one."""
+
+    async def take(self, client: str, buckets: list[tuple[str, Limit]]) -> float: ...
 
 
 class SolverBusy(Exception):
@@ -68,7 +74,7 @@ class Solver:
     processes: int = 1
     queue: int = 4
     per_client: Limit | None = None
-    limiter: RateLimiter | None = None
+    limiter: ClientLimits | None = None
     # What a solver process runs: a module-level function of the rules as plain data.
     solve_in_process: Callable[[dict[str, object]], bytes] = field(
         default_factory=lambda: stored_tables.solve_packed

@@ -525,7 +525,7 @@ def test_the_metrics_are_not_served_through_the_proxy() -> None:
     """Nobody the proxy passes on reads /metrics, the proxy itself neither: only the
     container's own loopback, or a scraper with the token the host sets."""
     from service.api.ops import may_scrape
-    from service.ratelimit import RateLimiter
+    from service.api.ratelimit import RateLimiter
     from service.store.cache import Cache
 
     token = "a-token-from-the-host-for-scrapers"

@@ -21,9 +21,9 @@ import pytest
 from litestar import Litestar
 from prometheus_client.registry import CollectorRegistry
 
+from service.api.ratelimit import LOOPBACK, RateLimiter, limited_as
 from service.app import create_app
 from service.clock import FixedClock
-from service.ratelimit import LOOPBACK, RateLimiter, limited_as
 from service.settings import Limit, Settings, SettingsError
 from service.store.cache import Cache
 from tests.conftest import NOW

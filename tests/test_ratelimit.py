@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.ratelimit import RateLimiter
+from service.api.ratelimit import RateLimiter
 from service.settings import Limit, Settings, SettingsError
 from service.store.cache import Cache
 from tests.conftest import ServerProcess, app_with, on_redis_cluster_too
@@ -123,7 +123,7 @@ async def test_the_daily_feed_and_operations_are_not_limited(limited: httpx.Asyn
 
 
 def test_a_refused_request_takes_no_token_from_its_other_limits() -> None:
-    from service.ratelimit import LocalBuckets
+    from service.api.ratelimit import LocalBuckets
 
     buckets = LocalBuckets()
     address, token = Limit(2, 3600), Limit(1, 3600)
@@ -142,7 +142,7 @@ async def test_requests_sharing_one_redis_call_are_taken_in_order_as_in_a_proces
     decide them one after another."""
     import secrets
 
-    from service.ratelimit import LocalBuckets
+    from service.api.ratelimit import LocalBuckets
 
     address, token, other = Limit(4, 3600), Limit(2, 3600), Limit(1, 3600)
     named = [
@@ -206,7 +206,7 @@ async def test_tokens_taken_ahead_never_let_processes_past_the_limit(
     never get more between them, and at most the tokens each holds ahead fewer."""
     import secrets
 
-    from service.ratelimit import ahead
+    from service.api.ratelimit import ahead
 
     limit = Limit(256, 3600)
     assert ahead(limit) == 4
@@ -284,12 +284,12 @@ async def test_tokens_let_through_at_first_sight_are_taken_before_the_app_stops(
     import redis.asyncio
     from litestar.testing import AsyncTestClient
 
-    import service.ratelimit
+    import service.api.ratelimit
     from service.app import create_app
     from service.clock import FixedClock
     from tests.conftest import NOW, REDIS_URL
 
-    monkeypatch.setattr(service.ratelimit, "RECONCILE_SECONDS", 3600.0)  # not before the stop
+    monkeypatch.setattr(service.api.ratelimit, "RECONCILE_SECONDS", 3600.0)  # not before the stop
     prefix = f"{settings.redis_prefix}{secrets.token_hex(4)}:"
     changed = msgspec.structs.replace(settings, redis_prefix=prefix, rate_limit_address="1200/h")
     async with AsyncTestClient(create_app(changed, FixedClock(NOW))) as client:

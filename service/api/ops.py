@@ -33,8 +33,8 @@ from service import logs
 from service.api import problems
 from service.api.deps import AnyRequest, ServicesDep
 from service.api.hot import header
+from service.api.ratelimit import LOOPBACK, RateLimiter, ip_of
 from service.i18n import _
-from service.ratelimit import LOOPBACK, RateLimiter, ip_of
 from service.settings import Settings
 from service.store.batch import SharedFlight
 from service.store.cache import Cache, RedisState

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from service.api import problems
 from service.api.deps import AnyRequest
+from service.api.ratelimit import RateLimiter
 from service.i18n import _
-from service.ratelimit import RateLimiter
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED, Tables
 from service.solving import Solver, SolverBusy, TooManySolves

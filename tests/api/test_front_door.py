@@ -10,7 +10,7 @@ import httpx
 import msgspec
 import pytest
 
-from service import ratelimit
+from service.api import ratelimit
 from service.app import HOT_ROUTES, create_app
 from service.rules.dice import derive_dice
 from service.rules.ruleset import Rules
