@@ -30,16 +30,9 @@ import asyncpg
 import httpx
 import psutil
 
-from benchmarks.processes import (
-    ADMIN_URL,
-    HOST,
-    Spawned,
-    answers_ok,
-    free_port,
-    service_env,
-    throwaway_database,
-)
+from benchmarks.processes import ADMIN_URL, Spawned, answers_ok, service_env
 from tests.api.helpers import legal_runs
+from tests.resources import HOST, free_port, throwaway_database
 
 STARTUP_SECONDS: Final = 120.0
 

@@ -61,7 +61,8 @@ from service.rules import ruleset
 from service.rules.ruleset import Roll, Rules, tiles_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.processes import ADMIN_URL, HOST, Spawned, answers_ok, free_port, throwaway_database
+from benchmarks.processes import ADMIN_URL, Spawned, answers_ok
+from tests.resources import HOST, free_port, throwaway_database
 
 HEALTH_EVERY: Final = 0.05
 TARGET_P99_MS: Final = 100.0

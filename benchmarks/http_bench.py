@@ -87,19 +87,17 @@ from service.rules.solver import solve
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import processes
 from benchmarks.processes import (
-    HOST,
     ROOT,
     UNREACHED_RATE_LIMIT,
     Spawned,
     answers_ok,
-    free_port,
     insert_players,
     pid_serving,
     positive,
     python_env,
     service_env,
-    throwaway_database,
 )
+from tests.resources import HOST, free_port, throwaway_database
 
 BACKLOG: Final = 2048  # as in service.cli._serve
 POST_BODIES_LUA: Final = ROOT / "benchmarks" / "wrk" / "post_bodies.lua"

@@ -42,14 +42,8 @@ from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.http_bench import analyze_bodies, daily_run_bodies, redis_prefix
-from benchmarks.processes import (
-    ADMIN_URL,
-    ROOT,
-    insert_players,
-    positive,
-    service_env,
-    throwaway_database,
-)
+from benchmarks.processes import ADMIN_URL, ROOT, insert_players, positive, service_env
+from tests.resources import throwaway_database
 
 WARM_UP: Final = 20  # requests before the count begins to matter (caches, plans)
 _COLLECTED: Final = re.compile(r"Collected : (\d+)")

@@ -38,9 +38,10 @@ from typing import Final
 import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.processes import ADMIN_URL, insert_players, positive, throwaway_database
+from benchmarks.processes import ADMIN_URL, insert_players, positive
 from service.store import daily, players
 from service.store.db import QUERIES, create_pool, migrate
+from tests.resources import throwaway_database
 
 BATCH: Final = 12
 HISTORY_RUNS: Final = 30

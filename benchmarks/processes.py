@@ -1,8 +1,8 @@
-"""What the benchmarks share: free loopback ports, the servers and other processes they
-start, each in a process group of its own with its output in a log file, waited for until
-they answer, throwaway databases for them (the tests' own databases too) with players put
-straight in, and the CPU time each party (server, PostgreSQL, Redis, client, wrk) spends
-meanwhile."""
+"""What the benchmarks share: the servers and other processes they start, each in a
+process group of its own with its output in a log file, waited for until they answer,
+players put straight into their databases (free ports and throwaway databases are the
+tests', ``tests.resources``), and the CPU time each party (server, PostgreSQL, Redis,
+client, wrk) spends meanwhile."""
 
 from __future__ import annotations
 
@@ -11,17 +11,16 @@ import asyncio
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Final
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import asyncpg
 import httpx
@@ -30,18 +29,10 @@ import psutil
 from service.store.players import token_hash
 
 ROOT: Final = Path(__file__).resolve().parents[1]
-HOST: Final = "127.0.0.1"
 # The local PostgreSQL, as a role that may create the throwaway databases.
 ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
 # Rate limits on, as in production, at a rate no benchmark's one client address reaches.
 UNREACHED_RATE_LIMIT: Final = "1000000000/s"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind((HOST, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def log_tail(path: Path, lines: int = 30) -> str:
@@ -157,31 +148,6 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1: {text}")
     return value
-
-
-def database_url(admin_url: str, name: str) -> str:
-    """``admin_url`` (its host, user, options) with the database ``name`` instead of its own."""
-    return urlunsplit(urlsplit(admin_url)._replace(path=f"/{name}"))
-
-
-async def _execute(url: str, statement: str) -> None:
-    connection = await asyncpg.connect(url)
-    try:
-        await connection.execute(statement)
-    finally:
-        await connection.close()
-
-
-@contextmanager
-def throwaway_database(admin_url: str, prefix: str) -> Iterator[str]:
-    """A new empty database, ``<prefix>_<random hex>`` on the server of ``admin_url``,
-    dropped when done (its connections closed): its URL."""
-    name = f"{prefix}_{secrets.token_hex(6)}"
-    asyncio.run(_execute(admin_url, f'CREATE DATABASE "{name}"'))
-    try:
-        yield database_url(admin_url, name)
-    finally:
-        asyncio.run(_execute(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 PLAYER_COLUMNS: Final = ("id", "name", "time_zone", "token_hash", "created_at")

@@ -93,21 +93,19 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.processes import (
     ADMIN_URL,
-    HOST,
     ROOT,
     UNREACHED_RATE_LIMIT,
     Spawned,
     answers_ok,
     cpu_shares,
     cpu_snapshot,
-    free_port,
     insert_players,
     log_tail,
     positive,
     python_env,
-    throwaway_database,
 )
 from tests.api.helpers import legal_runs
+from tests.resources import HOST, free_port, throwaway_database
 
 DEFAULT_DATE: Final = date(2026, 10, 31)  # the smaller date in the next month's partition
 # Where the day after the larger date has begun at noon UTC of it (UTC+14: 02:00 there).

@@ -45,11 +45,12 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.processes import ADMIN_URL, answers_ok, free_port, throwaway_database  # noqa: E402
+from benchmarks.processes import ADMIN_URL, answers_ok  # noqa: E402
 from service.api.schemas import move_out  # noqa: E402
 from service.rules.computers import EASY, MEDIUM, play  # noqa: E402
 from service.rules.ruleset import Rules  # noqa: E402
 from service.rules.solver import solve  # noqa: E402
+from tests.resources import free_port, throwaway_database  # noqa: E402
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 # Where a player starts and where it moves once: up to two consecutive dates (the one

@@ -28,9 +28,9 @@ import msgspec
 import pytest
 import redis
 
-from benchmarks.processes import free_port, throwaway_database
 from service.clock import FixedClock
 from service.settings import Settings
+from tests.resources import free_port, throwaway_database
 
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")

@@ -24,8 +24,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from benchmarks.processes import free_port
 from tests.conftest import ROOT, ServerProcess, fetchval
+from tests.resources import free_port
 
 VARIANT = "tiles = $1 AND one_die = $2 AND move_rule = $3 AND scoring = $4"
 needs_root = pytest.mark.skipif(
