@@ -203,30 +203,18 @@ def proxy(answers: list[tuple[int, str]]) -> None:
         )
         position = HintRequest(open_=[1, 2], roll=[1, 2])
         read: list[tuple[str, int]]
-        if status == 429:
+        fronted: dict[int, type[RateLimitedProblem] | type[UnavailableProblem]] = {
+            429: RateLimitedProblem,
+            503: UnavailableProblem,
+        }
+        if status in fronted:  # every operation: one without a body, a path's, a body's
+            kind = fronted[status]
             read = [
                 (p.type_, p.status)
                 for p in (
-                    expect(healthz.sync_detailed(client=anyone), RateLimitedProblem, 429),
-                    expect(
-                        get_daily_dice.sync_detailed(DAY, client=anyone), RateLimitedProblem, 429
-                    ),
-                    expect(
-                        hint.sync_detailed(client=anyone, body=position), RateLimitedProblem, 429
-                    ),
-                )
-            ]
-        elif status == 503:
-            read = [
-                (p.type_, p.status)
-                for p in (
-                    expect(healthz.sync_detailed(client=anyone), UnavailableProblem, 503),
-                    expect(
-                        get_daily_dice.sync_detailed(DAY, client=anyone), UnavailableProblem, 503
-                    ),
-                    expect(
-                        hint.sync_detailed(client=anyone, body=position), UnavailableProblem, 503
-                    ),
+                    expect(healthz.sync_detailed(client=anyone), kind, status),
+                    expect(get_daily_dice.sync_detailed(DAY, client=anyone), kind, status),
+                    expect(hint.sync_detailed(client=anyone, body=position), kind, status),
                 )
             ]
         elif status == 413:
