@@ -156,33 +156,27 @@ def friend_box(base_url: str) -> None:
         201,
     )
     assert box.owner.name == "Owner (Python)" and len(box.dice) == 10, box
-    owners = expect(
-        submit_box_run.sync_detailed(
-            box.code,
-            client=owner_api,
-            body=BoxRunSubmission(moves=list(play_with_hints(owner_api, box.dice))),
-        ),
-        BoxRunResult,
-        201,
-    )
+    owners = play_box(owner_api, box)
     assert isinstance(owners.versus, Unset), "the owner's own run has no versus"
 
     friend_api, _friend = player(base_url, "Friend (Python)")
     shown = expect(get_box.sync_detailed(box.display_code, client=friend_api), BoxOut, 200)
     assert shown.code == box.code and shown.players == 1, shown
     assert isinstance(shown.target, Unset), "blind mode shows nothing of the owner's"
-    friends = expect(
-        submit_box_run.sync_detailed(
-            box.code,
-            client=friend_api,
-            body=BoxRunSubmission(moves=list(play_with_hints(friend_api, box.dice))),
-        ),
-        BoxRunResult,
-        201,
-    )
+    friends = play_box(friend_api, box)
     assert not isinstance(friends.versus, Unset), "a friend's run against the owner's"
     assert friends.versus.owner_score == owners.score, friends.versus
     print(f"ok Friend Box ({friends.score} against {owners.score}: {friends.versus.outcome})")
+
+
+def play_box(api: AuthenticatedClient, box: CreatedBox) -> BoxRunResult:
+    """A player's run of the box, played with the hints."""
+    body = BoxRunSubmission(moves=list(play_with_hints(api, box.dice)))
+    return expect(
+        submit_box_run.sync_detailed(box.code, client=api, body=body),
+        BoxRunResult,
+        201,
+    )
 
 
 def proxy(answers: list[tuple[int, str]]) -> None:
