@@ -14,7 +14,15 @@ from pathlib import Path
 
 import msgspec
 
-from service.rules.ruleset import MOVE_RULE_VALUES, ONE_DIE_VALUES, SCORING_VALUES, Rules
+from service.rules.ruleset import (
+    MOVE_RULE_VALUES,
+    NEWER_FIELDS,
+    ONE_DIE_CHOICE_VALUES,
+    ONE_DIE_VALUES,
+    SCORING_VALUES,
+    TOTAL_VALUES,
+    Rules,
+)
 from service.rules.solver import solution
 from service.settings import Settings, SettingsError
 
@@ -34,6 +42,10 @@ def _rules_from(args: argparse.Namespace) -> Rules:
         "move_rule": args.move_rule,
         "scoring": args.scoring,
         "start": start,
+        "total": args.total,
+        "one_die_choice": args.one_die_choice,
+        "first_must_close": args.first_must_close,
+        "stop_on_total": args.stop_on_total,
     }
     return msgspec.convert(raw, Rules)
 
@@ -52,6 +64,11 @@ def _solve(args: argparse.Namespace) -> int:
     print(
         f"Rules: {rules.tiles} tiles, start {start}, one die {rules.one_die}, "
         f"move rule {rules.move_rule}, scoring {rules.scoring}"
+        + "".join(
+            f", {name.replace('_', ' ')} {value}"
+            for name, value in rules.stored().items()
+            if name in NEWER_FIELDS
+        )
     )
     print(f"Expected score under the optimum: {figures.expected_score:.4f}")
     print(f"Best shut chance:                 {figures.p_shut:.4%}")
@@ -206,6 +223,14 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--scoring", choices=SCORING_VALUES, default="sum")
     solve.add_argument(
         "--start", type=_tile_list, nargs="+", help="tiles open at the start, e.g. 4,5,6,7,8,9"
+    )
+    solve.add_argument("--total", choices=TOTAL_VALUES, default="sum")
+    solve.add_argument("--one-die-choice", choices=ONE_DIE_CHOICE_VALUES, default="optional")
+    solve.add_argument(
+        "--first-must-close", type=int, help='a tile the first move must close ("2 to go")'
+    )
+    solve.add_argument(
+        "--stop-on-total", type=int, help='a total that ends the turn when rolled ("Unlucky 7")'
     )
     solve.add_argument("--json", action="store_true", help="print the figures as JSON")
     solve.set_defaults(handler=_solve)

@@ -45,7 +45,7 @@ T = TypeVar("T")
 
 
 class ClientLimits(Protocol):
-    """What the solver asks of the API's rate limiter (``service.api.ratelimit``): a
+    """What the solver asks of the API's rate limiter (``service.api.front.ratelimit``): a
     token from a client's buckets, or the seconds to wait for one."""
 
     async def take(self, client: str, buckets: list[tuple[str, Limit]]) -> float: ...

@@ -5,9 +5,10 @@ Nothing is stored; no account is needed.
 
 from __future__ import annotations
 
+import operator
 import re
-from functools import cache
-from typing import Annotated, Any, Final
+from functools import reduce
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from litestar import Controller, get, post
@@ -18,28 +19,34 @@ from msgspec import Meta
 from service.api import problems
 from service.api.bodies import decode
 from service.api.deps import AnyRequest, Services, ServicesDep
-from service.api.hot import DATABASE_DOWN, Answer
+from service.api.front.hot import BEFORE_FRAMEWORK, Answer
 from service.api.problems import documented
 from service.api.schemas import (
     DiceIn,
     Die,
     MovesIn,
     OpenIn,
+    RollIn,
     RulesIn,
     RunResult,
     move_in,
     run_result,
 )
 from service.api.tables import held_tables
-from service.i18n import LOCALISED, N_, Language, _, current, speaking
+from service.caching import cached
+from service.i18n import LANGUAGES, LOCALISED, N_, Language, _, current, speaking
 from service.rules.analysis import report
 from service.rules.dice import check_dice
 from service.rules.ruleset import (
     DESCRIPTIONS,
+    FIRST_MUST_CLOSE,
     START,
+    STOP_ON_TOTAL,
     MoveRule,
     MoveRuleField,
     OneDie,
+    OneDieChoice,
+    OneDieChoiceField,
     OneDieField,
     OpenTiles,
     Roll,
@@ -47,9 +54,12 @@ from service.rules.ruleset import (
     Scoring,
     ScoringField,
     TileCount,
+    Total,
+    TotalField,
     mask_of,
+    tiles_of,
 )
-from service.rules.solver import LOADED, Hint, Solution, hint, solution
+from service.rules.solver import Hint, Solution, hint, solution
 
 
 class AnalyzeRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -86,21 +96,22 @@ _analyze_request = msgspec.json.Decoder(AnalyzeRequest, strict=True)
 _run_result = msgspec.json.Encoder()
 
 
+async def analyze_run(scope: Scope, data: AnalyzeRequest, services: Services) -> RunResult:
+    """``POST /v1/analyze``: the one way both take (the handler and ``analyze_answer``)."""
+    dice = await dice_to_analyse(data, services)
+    await held_tables(scope, data.rules)
+    return analysed(data, dice)
+
+
 async def analyze_answer(scope: Scope, body: bytes, _path: re.Match[str]) -> Answer | None:
-    """``POST /v1/analyze`` when all goes well (``service.api.hot``): a body decoded
-    strictly, dice that fit and are not in play, a legal run, the rules' tables in
-    memory. Else None: the handler answers (problems included); a database that cannot
-    answer raises."""
+    """``POST /v1/analyze`` before the framework (``service.api.front.hot``): ``analyze_run``,
+    as the handler calls it. A problem goes on to the handler, which answers it: None."""
     try:
         data: AnalyzeRequest = decode(_analyze_request, body)
-        if LOADED.get(data.rules) is None:
-            return None
-        dice = await dice_to_analyse(data, scope["app"].state.services)
-        return 200, _run_result.encode(analysed(data, dice))
-    except DATABASE_DOWN:
-        raise
-    except Exception:
+        result = await analyze_run(scope, data, scope["app"].state.services)
+    except problems.ANSWERED:
         return None
+    return 200, _run_result.encode(result)
 
 
 class HintRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -117,6 +128,81 @@ class HintRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     ] = None
 
 
+class MovesRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A position and a roll, to list the sets the rules let the player close there."""
+
+    open: OpenIn
+    roll: Annotated[
+        RollIn,
+        Meta(description="The roll, [d1, d2], each 1..6 (with `dice: 1`, d1 is the die rolled)."),
+    ]
+    rules: RulesIn = msgspec.field(default_factory=Rules)
+    dice: Annotated[
+        Literal[1, 2] | None,
+        Meta(
+            description="The dice rolled: 1 (the roll's first die counts) or 2; null or left "
+            "out: the dice the rules have the player roll here (one die where the rules make "
+            "it a must, else two). Dice the rules do not allow here are 422."
+        ),
+    ] = None
+
+
+class LegalMoves(msgspec.Struct, frozen=True):
+    """Every set of tiles a roll lets the player close in a position, under the rules:
+    what a client offers (and the tiles it dims) without coding the rules itself."""
+
+    sets: Annotated[
+        list[list[int]],
+        Meta(
+            description="Every legal set for the roll, each its tiles ascending, the sets "
+            "closing the highest tiles first; empty: the roll closes nothing and the turn ends."
+        ),
+    ]
+    tiles: Annotated[
+        list[int],
+        Meta(
+            description="The tiles any of the sets uses, ascending: the open tiles of use on "
+            "this roll (a client dims the others)."
+        ),
+    ]
+    one_die_allowed: Annotated[
+        bool,
+        Meta(
+            description="Whether the rules allow one die in this position (where they do, "
+            "`one_die_choice` says whether the player may or must roll it)."
+        ),
+    ]
+
+
+def dice_rolled(rules: Rules, open_tiles: OpenTiles, asked: int | None, field: str) -> int:
+    """The dice a roll counts in this position: ``asked`` if the rules let the player roll
+    that many here (else a 422 in the rules' own words, naming the request's ``field``);
+    without it, the dice the rules have the player roll (one die where it is a must)."""
+    choices = rules.dice_choices(open_tiles)
+    if asked is None:
+        return choices[0]  # the default first: two dice, or one where it is a must
+    if asked in choices:
+        return asked
+    # As the replay refuses a move on these dice (``OneDieNotAllowed``, ``TwoDiceNotAllowed``).
+    if asked == 1:
+        raise problems.ONE_DIE_NOT_ALLOWED(f"{field}: {_(rules.one_die_variant.refusal)}")
+    raise problems.TWO_DICE_NOT_ALLOWED(f"{field}: {_(rules.one_die_choice_variant.refusal)}")
+
+
+def legal_moves(data: MovesRequest) -> LegalMoves:
+    """``POST /v1/moves``: the legal sets of the position on the roll, as the rules say
+    (``Rules.legal_sets``); nothing ranked, nothing solved."""
+    rules = data.rules
+    open_tiles = position(rules, data.open)
+    dice = dice_rolled(rules, open_tiles, data.dice, "dice")
+    sets = rules.legal_sets(open_tiles, data.roll, dice)
+    return LegalMoves(
+        sets=[list(tiles_of(s)) for s in sets],
+        tiles=list(tiles_of(reduce(operator.or_, sets, 0))),
+        one_die_allowed=rules.one_die_allowed(open_tiles),
+    )
+
+
 class Choice(msgspec.Struct, frozen=True):
     """One value a field of the rules object takes."""
 
@@ -129,21 +215,33 @@ class Variant(msgspec.Struct, frozen=True, kw_only=True):
 
     field: Annotated[str, Meta(description="The field's name in the rules object.")]
     default: Annotated[
-        Any, Meta(description="Its value in the standard rules (null: `start`, all tiles open).")
+        Any,
+        Meta(
+            description="Its value in the standard rules (null: `start`, all tiles open; "
+            "`first_must_close`, `stop_on_total`: no such rule)."
+        ),
     ]
     description: Annotated[str, Meta(description="What the field decides. " + LOCALISED)]
     choices: Annotated[
         list[Choice] | None,
         Meta(
             description="The values it takes, the default first; null: it takes a number or a "
-            "list of tiles (`tiles`, `start`)."
+            "list of tiles (`tiles`, `start`, `first_must_close`, `stop_on_total`)."
         ),
     ]
     minimum: Annotated[
-        int | None, Meta(description="The lowest value of a number (`tiles`); null for the rest.")
+        int | None,
+        Meta(
+            description="The lowest value of a number (`tiles`, `first_must_close`, "
+            "`stop_on_total`); null for the rest."
+        ),
     ]
     maximum: Annotated[
-        int | None, Meta(description="The highest value of a number (`tiles`); null for the rest.")
+        int | None,
+        Meta(
+            description="The highest value of a number (`tiles`, `first_must_close`: a tile "
+            "of the box, `stop_on_total`); null for the rest."
+        ),
     ]
 
 
@@ -155,6 +253,10 @@ class StandardRules(msgspec.Struct, frozen=True):
     one_die: OneDieField
     move_rule: MoveRuleField
     scoring: ScoringField
+    total: TotalField
+    one_die_choice: OneDieChoiceField
+    first_must_close: Annotated[int | None, Meta(description=FIRST_MUST_CLOSE)]
+    stop_on_total: Annotated[int | None, Meta(description=STOP_ON_TOTAL)]
 
 
 class RulesCatalog(msgspec.Struct, frozen=True):
@@ -180,7 +282,7 @@ def position(rules: Rules, tiles: list[int] | None) -> OpenTiles:
     return mask_of(tiles)
 
 
-@cache
+@cached("rules_catalogs", len(LANGUAGES))
 def catalog(language: Language) -> RulesCatalog:
     """The rules variants, each described in a line of ``language``."""
 
@@ -204,7 +306,15 @@ def catalog(language: Language) -> RulesCatalog:
     with speaking(language):
         return RulesCatalog(
             standard=StandardRules(
-                standard.tiles, None, standard.one_die, standard.move_rule, standard.scoring
+                standard.tiles,
+                None,
+                standard.one_die,
+                standard.move_rule,
+                standard.scoring,
+                standard.total,
+                standard.one_die_choice,
+                standard.first_must_close,
+                standard.stop_on_total,
             ),
             fields=[
                 variant("tiles", N_("Tiles 1..N on the box."), minimum=2, maximum=12),
@@ -212,8 +322,35 @@ def catalog(language: Language) -> RulesCatalog:
                 variant("one_die", N_("When you may roll one die.")),
                 variant("move_rule", N_("Which tiles a roll lets you close.")),
                 variant("scoring", N_("How the open tiles score (lower wins).")),
+                variant("total", N_("What a roll counts as.")),
+                variant(
+                    "one_die_choice",
+                    N_("Where one die is allowed, whether you may or must roll it."),
+                ),
+                variant(
+                    "first_must_close",
+                    N_(
+                        'A tile your first move must close ("2 to go"); a first roll that '
+                        "cannot close it ends the turn (default: none)."
+                    ),
+                    minimum=1,
+                    maximum=12,
+                ),
+                variant(
+                    "stop_on_total",
+                    N_(
+                        "A total that ends the turn when rolled, before it is played "
+                        '("Unlucky 7"; default: none).'
+                    ),
+                    minimum=2,
+                    maximum=12,
+                ),
             ],
         )
+
+
+_TILE_LIST: Final = r"^([1-9]|1[0-2])(,([1-9]|1[0-2])){0,11}$"
+"""Tiles 1..12 in a query parameter, comma-separated."""
 
 
 class GameController(Controller):
@@ -222,6 +359,7 @@ class GameController(Controller):
 
     @post(
         "/analyze",
+        opt={BEFORE_FRAMEWORK: analyze_answer},
         operation_id="analyzeRun",
         summary="Verify and analyse a run on given dice",
         description=(
@@ -243,9 +381,7 @@ class GameController(Controller):
     async def analyze(
         self, request: AnyRequest, data: JSONBody[AnalyzeRequest], services: ServicesDep
     ) -> RunResult:
-        dice = await dice_to_analyse(data, services)
-        await held_tables(request, data.rules)
-        return analysed(data, dice)
+        return await analyze_run(request.scope, data, services)
 
     @post(
         "/hint",
@@ -261,6 +397,7 @@ class GameController(Controller):
             problems.NOT_A_TILE,
             problems.TILE_REPEATED,
             problems.ONE_DIE_NOT_ALLOWED,
+            problems.TWO_DICE_NOT_ALLOWED,
             problems.SOLVED,
         ),
         status_code=200,
@@ -268,13 +405,33 @@ class GameController(Controller):
     async def hint(self, request: AnyRequest, data: JSONBody[HintRequest]) -> Hint:
         rules = data.rules
         open_tiles = position(rules, data.open)
-        if data.roll is not None and len(data.roll) == 1 and not rules.one_die_allowed(open_tiles):
-            raise problems.ONE_DIE_NOT_ALLOWED(
-                _("roll: one die is not allowed here; send both dice")
-            )
+        if data.roll is not None:
+            dice_rolled(rules, open_tiles, len(data.roll), "roll")
         roll = tuple(data.roll) if data.roll is not None else None
-        await held_tables(request, rules)
+        await held_tables(request.scope, rules)
         return hint(rules, open_tiles, roll)
+
+    @post(
+        "/moves",
+        operation_id="legalMoves",
+        summary="The legal sets of a roll",
+        description=(
+            "Every set of tiles the roll lets the player close in the position under the "
+            "rules (every variant), and the tiles any of them uses: no ranking, no figures, "
+            "allowed on any dice. With `dice: 1`, only the roll's first die counts."
+        ),
+        responses=documented(
+            problems.BODY,
+            problems.NOT_A_TILE,
+            problems.TILE_REPEATED,
+            problems.ONE_DIE_NOT_ALLOWED,
+            problems.TWO_DICE_NOT_ALLOWED,
+            problems.LIMITED,
+        ),
+        status_code=200,
+    )
+    async def moves(self, data: JSONBody[MovesRequest]) -> LegalMoves:
+        return legal_moves(data)
 
     @get(
         "/solution",
@@ -282,7 +439,9 @@ class GameController(Controller):
         summary="The exact solution of a position",
         description=(
             "Expected score under the expected-score optimum, the best shut chance, the hint "
-            "policy's figures and the final-score distribution (probabilities as fractions)."
+            "policy's figures and the final-score distribution (probabilities as fractions). "
+            "Every field of the rules object is a parameter of its name (`start` and `open` "
+            "as comma-separated tiles); rules that do not fit together are 400, naming the field."
         ),
         responses=documented(
             problems.INVALID_REQUEST, problems.NOT_A_TILE, problems.TILE_REPEATED, problems.SOLVED
@@ -296,18 +455,48 @@ class GameController(Controller):
         one_die: FromQuery[OneDie] = "never",
         move_rule: FromQuery[MoveRule] = "any",
         scoring: FromQuery[Scoring] = "sum",
+        total: FromQuery[Total] = "sum",
+        one_die_choice: FromQuery[OneDieChoice] = "optional",
+        first_must_close: Annotated[
+            int | None, QueryParameter(ge=1, le=12, description=FIRST_MUST_CLOSE)
+        ] = None,
+        stop_on_total: Annotated[
+            int | None, QueryParameter(ge=2, le=12, description=STOP_ON_TOTAL)
+        ] = None,
+        start: Annotated[
+            str | None,
+            QueryParameter(
+                description="The tiles open when a turn begins, comma-separated (default: all): "
+                "the position `open` defaults to, and the one `first_must_close` is about.",
+                pattern=_TILE_LIST,
+            ),
+        ] = None,
         open: Annotated[
             str | None,
             QueryParameter(
-                description="Open tiles, comma-separated (default: all).",
-                pattern=r"^([1-9]|1[0-2])(,([1-9]|1[0-2])){0,11}$",
+                description="Open tiles, comma-separated (default: the start, `start`).",
+                pattern=_TILE_LIST,
             ),
         ] = None,
     ) -> Solution:
-        rules = Rules(tiles=tiles, one_die=one_die, move_rule=move_rule, scoring=scoring)
+        fields = {
+            "tiles": tiles,
+            "one_die": one_die,
+            "move_rule": move_rule,
+            "scoring": scoring,
+            "total": total,
+            "one_die_choice": one_die_choice,
+            "first_must_close": first_must_close,
+            "stop_on_total": stop_on_total,
+            "start": [int(t) for t in start.split(",")] if start else None,  # 1..12: the pattern
+        }
+        try:
+            rules = msgspec.convert(fields, Rules)
+        except msgspec.ValidationError as error:  # fields that do not fit together
+            raise problems.INVALID_REQUEST(str(error)) from None
         tiles_open = [int(t) for t in open.split(",")] if open else None  # 1..12: the pattern
         open_tiles = position(rules, tiles_open)
-        await held_tables(request, rules)
+        await held_tables(request.scope, rules)
         return solution(rules, open_tiles)
 
     @get(

@@ -2,28 +2,30 @@
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Hashable
 from datetime import date, datetime
-from functools import cache, lru_cache
-from typing import Annotated, Any, Final, Generic, Literal, TypeVar
+from typing import Annotated, Final, Literal
 
 import msgspec
 from msgspec import Meta
 
+from service.caching import IdentityMemo, cached
 from service.calendar import StreakRuns, current_streak
-from service.i18n import LOCALISED, N_, Language, _, current, speaking
+from service.i18n import LANGUAGES, LOCALISED, N_, Language, _, current, speaking
 from service.rules.analysis import COMPUTER_RUNS_KEPT, Analysis, Label, MoveAnalysis, Report
 from service.rules.computers import ComputerRun
 from service.rules.replay import Move
 from service.rules.ruleset import (
+    FIRST_MUST_CLOSE,
     START,
+    STOP_ON_TOTAL,
     MoveRuleField,
+    OneDieChoiceField,
     OneDieField,
     Roll,
     Rules,
     ScoringField,
     TileCount,
+    TotalField,
     tiles_of,
 )
 from service.store.ranks import Rank
@@ -98,23 +100,32 @@ def move_out(move: Move) -> MoveOut:
 
 
 class RulesOut(msgspec.Struct, frozen=True, omit_defaults=True):
-    """The rules of a sequence or run, every field given (``start`` only when not all)."""
+    """The rules of a sequence or run, every field given (``start`` only when not all,
+    ``first_must_close`` and ``stop_on_total`` only when set)."""
 
     tiles: TileCount
     one_die: OneDieField
     move_rule: MoveRuleField
     scoring: ScoringField
+    total: TotalField
+    one_die_choice: OneDieChoiceField
     start: Annotated[list[int] | None, Meta(description=START)] = None
+    first_must_close: Annotated[int | None, Meta(description=FIRST_MUST_CLOSE)] = None
+    stop_on_total: Annotated[int | None, Meta(description=STOP_ON_TOTAL)] = None
 
 
-@lru_cache(maxsize=256)
+@cached("rules_out", 256)  # the variants played lately
 def rules_out(rules: Rules) -> RulesOut:
     return RulesOut(
         tiles=rules.tiles,
         one_die=rules.one_die,
         move_rule=rules.move_rule,
         scoring=rules.scoring,
+        total=rules.total,
+        one_die_choice=rules.one_die_choice,
         start=sorted(rules.start) if rules.start is not None else None,
+        first_must_close=rules.first_must_close,
+        stop_on_total=rules.stop_on_total,
     )
 
 
@@ -322,39 +333,11 @@ class StoredRunResult(RunResult, frozen=True, kw_only=True):
     ]
 
 
-@cache
+@cached("label_words", len(LANGUAGES))
 def label_words(language: Language) -> dict[Label, str]:
     """The labels in words, in a language."""
     with speaking(language):
         return {label: _(words) for label, words in LABEL_WORDS.items()}
-
-
-Kept = TypeVar("Kept")
-Shown = TypeVar("Shown")
-
-
-class ShownOnce(Generic[Kept, Shown]):
-    """An answer's section made of an object the rules core keeps and hands to every run
-    on a sequence again (a computer player's run, a graded roll, a best line): made once
-    per object (and ``variant``, e.g. a language) and kept beside it, by identity (the
-    object held, so that its id stays its own). The ``kept`` most recently shown stay."""
-
-    def __init__(self, show: Callable[[Kept, Any], Shown], kept: int) -> None:
-        self._show = show
-        self._kept = kept
-        self._shown: OrderedDict[tuple[int, Hashable], tuple[Kept, Shown]] = OrderedDict()
-
-    def __call__(self, obj: Kept, variant: Hashable = None) -> Shown:
-        key = (id(obj), variant)
-        found = self._shown.get(key)
-        if found is not None and found[0] is obj:
-            self._shown.move_to_end(key)
-            return found[1]
-        shown = self._show(obj, variant)
-        self._shown[key] = (obj, shown)
-        if len(self._shown) > self._kept:
-            self._shown.popitem(last=False)
-        return shown
 
 
 def _move_analysis_out(m: MoveAnalysis, language: Language) -> MoveAnalysisOut:
@@ -375,11 +358,15 @@ def _move_analysis_out(m: MoveAnalysis, language: Language) -> MoveAnalysisOut:
     )
 
 
-# The core grades a roll once a sequence (``GRADED_KEPT`` a sequence) and keeps a
-# sequence's best line: most runs are shown from sections made already.
-_graded_shown = ShownOnce(_move_analysis_out, kept=8192)
-_line_shown: ShownOnce[tuple[Move, ...], list[MoveOut]] = ShownOnce(
-    lambda line, _: [move_out(m) for m in line], kept=1024
+# An answer's sections made of objects the rules core keeps and hands to every run on a
+# sequence again: made once per object (and language), by identity (``IdentityMemo``).
+# The core grades a roll once a sequence (``analysis.GRADED_KEPT`` graded rolls in all)
+# and keeps a sequence's best line: most runs are shown from sections made already.
+_graded_shown: IdentityMemo[MoveAnalysis, Language, MoveAnalysisOut] = IdentityMemo(
+    "graded_rolls_shown", 8192, _move_analysis_out
+)
+_line_shown: IdentityMemo[tuple[Move, ...], None, list[MoveOut]] = IdentityMemo(
+    "best_lines_shown", 1024, lambda line, _: [move_out(m) for m in line]
 )
 
 
@@ -387,7 +374,7 @@ def _analysis_out(analysis: Analysis) -> AnalysisOut:
     language = current()
     return AnalysisOut(
         best_possible=analysis.best_possible,
-        best_line=_line_shown(analysis.best_line),
+        best_line=_line_shown(analysis.best_line, None),
         could_be_better=list(analysis.could_be_better),
         total_cost=analysis.total_cost,
         moves=[_graded_shown(m, language) for m in analysis.moves],
@@ -403,8 +390,8 @@ def _computers_out(runs: dict[str, ComputerRun], _: object) -> Computers:
     )
 
 
-computers_out: ShownOnce[dict[str, ComputerRun], Computers] = ShownOnce(
-    _computers_out, kept=COMPUTER_RUNS_KEPT
+computers_out: IdentityMemo[dict[str, ComputerRun], None, Computers] = IdentityMemo(
+    "computer_runs_shown", COMPUTER_RUNS_KEPT, _computers_out
 )
 """The computer players' section of an answer. The core keeps their runs per sequence
 (``computers_on``): every run on the sequence hands the same dict."""
@@ -422,7 +409,7 @@ def run_result(report: Report, sequence: str | None) -> RunResult:
         score=run.score,
         shut=run.shut,
         analysis=_analysis_out(report.analysis),
-        computer=computers_out(report.computer),
+        computer=computers_out(report.computer, None),
     )
 
 

@@ -21,11 +21,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Final, Literal
 
 import msgspec
 
+from service.caching import LRU, cached
 from service.rules.computers import ComputerRun, play_all
 from service.rules.replay import Move, Run, Step, replay
 from service.rules.ruleset import OpenTiles, Roll, Rules, tiles_of
@@ -42,9 +42,9 @@ on 12 tiles: the positions reachable on its dice)."""
 COMPUTER_RUNS_KEPT: Final = 512
 """Sequences whose computer players' runs a process keeps (a few KiB each)."""
 GRADED_KEPT: Final = 256
-"""Rolls whose analysis a sequence's memo keeps (``HindsightMemo.graded``): the first
-ones its players play, the positions they share most (every run starts at the same
-one); under 1 KiB each, some 200 KiB a sequence at most."""
+"""Rolls whose analysis a sequence's memo keeps (``HindsightMemo.graded``), those played
+most recently: the positions its players share most come again and again (every run
+starts at the same one); under 1 KiB each, some 200 KiB a sequence at most."""
 
 
 class HindsightMemo:
@@ -58,7 +58,7 @@ class HindsightMemo:
         self.choice: dict[tuple[OpenTiles, int], tuple[int, OpenTiles | None]] = {}
         self.lines: dict[OpenTiles, tuple[Move, ...]] = {}
         # A roll's analysis, by the start of the turn (its grade's scale) and the step.
-        self.graded: dict[tuple[OpenTiles, Step], MoveAnalysis] = {}
+        self.graded: LRU[tuple[OpenTiles, Step], MoveAnalysis] = LRU("graded_rolls", GRADED_KEPT)
 
 
 class Hindsight:
@@ -184,14 +184,14 @@ def label_for(loss: float, scale: float) -> Label:
     return "blunder"
 
 
-@lru_cache(maxsize=HINDSIGHTS_KEPT)
+@cached("hindsight_memos", HINDSIGHTS_KEPT)
 def hindsight_memo(rules: Rules, dice: tuple[Roll, ...]) -> HindsightMemo:
     """The hindsight memo of a sequence (``rules`` without a start), shared by every
     run on it; it grows with the positions those runs visit."""
     return HindsightMemo()
 
 
-@lru_cache(maxsize=COMPUTER_RUNS_KEPT)
+@cached("computer_runs", COMPUTER_RUNS_KEPT)
 def computers_on(rules: Rules, dice: tuple[Roll, ...], sequence_id: str) -> dict[str, ComputerRun]:
     """Easy, Medium and Hard on a sequence: the same for every run on it."""
     return play_all(solve(rules), rules, dice, sequence_id)
@@ -212,8 +212,7 @@ def analyse(tables: Tables, run: Run) -> Analysis:
         entry = graded.get((start, step))
         if entry is None:
             entry = _graded(tables, hindsight, step, scale)
-            if len(graded) < GRADED_KEPT:
-                graded[(start, step)] = entry
+            graded.put((start, step), entry)
         entries.append(entry)
     best_possible = hindsight.best(start, 0)
     return Analysis(

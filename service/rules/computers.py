@@ -6,8 +6,8 @@
   ``easy/<sequence id>`` (only ``random()`` is used, whose sequence Python keeps
   stable for a seed), so everyone meets the same Easy on the same dice.
 - ``MEDIUM`` closes the highest tiles first: candidate sets compared by their tiles
-  in descending order (9+1 before 6+4 before 4+3+2+1); where the rules allow one
-  die, it rolls one once the open tiles add up to 6 or less (two dice would show
+  in descending order (9+1 before 6+4 before 4+3+2+1); where the rules let it choose
+  one die, it rolls one once the open tiles add up to 6 or less (two dice would show
   more than that most of the time).
 - ``HARD`` plays the expected-score optimum of ``solver``.
 
@@ -104,8 +104,12 @@ class Medium(Deterministic):
     name = "medium"
 
     def choose_dice(self, tables: Tables, position: OpenTiles) -> int:
-        # One die wherever the rules allow it and the sum_le_6 variant would too.
-        return 1 if 1 in tables.dice_choices[position] and SUM_LE_6.allows(position) else 2
+        # One die wherever the rules let it choose and the sum_le_6 variant would allow it
+        # too; where the rules leave no choice, what they impose.
+        choices = tables.dice_choices[position]
+        if len(choices) == 1:
+            return choices[0]
+        return 1 if SUM_LE_6.allows(position) else 2
 
     def choose(
         self, tables: Tables, position: OpenTiles, children: tuple[OpenTiles, ...]
@@ -153,7 +157,7 @@ def play(
         if position == 0:
             break
         choices = tables.dice_choices[position]
-        dice_count = 2
+        dice_count = choices[0]  # what the rules impose where there is no choice
         if len(choices) > 1:
             dice_count = _chosen(choices, strategy.dice_weights(tables, position, choices), rng)
         children = tables.kids(position, roll, dice_count)

@@ -78,6 +78,12 @@ class OneDieNotAllowed(IllegalRun):
     code = "one-die-not-allowed"
 
 
+class TwoDiceNotAllowed(IllegalRun):
+    """A move on two dice where the rules make one die a must (``one_die_choice``)."""
+
+    code = "two-dice-not-allowed"
+
+
 class PlayableRollSkipped(IllegalRun):
     """An empty move on a roll that could have been played."""
 
@@ -99,12 +105,14 @@ class RunEndsEarly(IllegalRun):
 
     code = "run-ends-early"
 
-    def __init__(self, index: int, roll: Roll, options: tuple[OpenTiles, ...]) -> None:
+    def __init__(
+        self, index: int, roll: Roll, options: tuple[OpenTiles, ...], dice: int = 2
+    ) -> None:
         self.options = options
         super().__init__(
             index,
             roll,
-            2,
+            dice,
             N_("the run stops here, but this roll can still be played (possible: {possible})"),
             possible=describe_sets(options),
         )

@@ -53,8 +53,15 @@ _PAIR_CODE: Final = {
 
 
 def only_sums_matter(rules: Rules) -> bool:
-    """Whether every choice these rules allow depends on the rolls' totals alone."""
-    return not rules.one_die_variant.ever and rules.move_variant.by_total
+    """Whether every choice these rules allow depends on the rolls' totals alone: two
+    dice always, a move rule of totals, and a roll counting as its sum (its difference,
+    under ``sum_or_difference``, is more than its total). ``stop_on_total`` and
+    ``first_must_close`` ask nothing more of a roll than its total."""
+    return (
+        not rules.one_die_variant.ever
+        and rules.move_variant.by_total
+        and rules.total_variant.by_sum
+    )
 
 
 def _reach(sums: Sequence[int], tiles: int) -> int:

@@ -1,9 +1,11 @@
 """Replay and verification: a submitted move list against the dice of a sequence.
 
 A run is accepted only if it is exactly a legal turn: each move closes distinct open
-tiles that the move rule allows for its roll, no playable roll is skipped, and the
-run stops exactly where the turn ends. An empty move records an unplayable roll
-(``{"dice": 1, "tiles": []}`` after choosing one die); it ends the turn.
+tiles that the rules allow for its roll in its position (``Rules.legal_sets``), no
+playable roll is skipped, and the run stops exactly where the turn ends. An empty move
+records an unplayable roll (``{"dice": 1, "tiles": []}`` after choosing one die); it
+ends the turn. A run that stops is checked against the next roll on the dice the rules
+have the player roll there: two, or one die where the rules make it a must.
 
 >>> dice = ((3, 4), (6, 6), (1, 1), (1, 2), (2, 3), (5, 5), (6, 6), (1, 1), (2, 2), (3, 3))
 >>> run = replay(Rules(), dice, [Move(tiles=(7,)), Move(tiles=(3, 9)), Move(tiles=(2,))])
@@ -19,7 +21,7 @@ but this roll can still be played (possible: 9+3, 9+2+1, 8+4, ...)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 import msgspec
 
@@ -34,6 +36,7 @@ from service.rules.errors import (
     RunEndsEarly,
     TileNotOpen,
     TileRepeated,
+    TwoDiceNotAllowed,
     WrongTotal,
     describe_sets,
 )
@@ -64,6 +67,17 @@ class Move(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
         """
         tiles = sorted(self.tiles)
         return {"tiles": tiles, "dice": 1} if self.dice == 1 else tiles
+
+    @classmethod
+    def from_json(cls, value: list[int] | dict[str, Any]) -> Move:
+        """The move ``as_json`` wrote (a stored run's: not checked again).
+
+        >>> Move.from_json([3, 8]), Move.from_json({"tiles": [], "dice": 1})
+        (Move(tiles=(3, 8), dice=2), Move(tiles=(), dice=1))
+        """
+        if isinstance(value, dict):
+            return cls(tiles=tuple(value["tiles"]), dice=value["dice"])
+        return cls(tiles=tuple(value))
 
 
 class Step(msgspec.Struct, frozen=True):
@@ -119,10 +133,13 @@ def replay(rules: Rules, dice: Sequence[Roll], moves: Sequence[Move]) -> Run:
     if not ended and position:
         index = len(moves)
         roll = dice[index]
-        options = rules.legal_sets(position, roll, 2)
+        count = rules.dice_choices(position)[0]  # two, or one die where it is a must
+        options = rules.legal_sets(position, roll, count)
         if options:
-            raise RunEndsEarly(index, roll, options)
-        steps.append(Step(index, roll, 2, position, 0))
+            raise RunEndsEarly(index, roll, options, count)
+        steps.append(Step(index, roll, count, position, 0))
+        if count == 1:  # as a turn ended on one die is always written
+            canonical.append(Move(tiles=(), dice=1))
     return Run(
         rules=rules,
         dice=tuple(dice),
@@ -137,7 +154,8 @@ def replay(rules: Rules, dice: Sequence[Roll], moves: Sequence[Move]) -> Run:
 def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move: Move) -> OpenTiles:
     """The tiles this move closes, if it is legal here."""
     dice = move.dice
-    if dice == 2 or (dice == 1 and rules.one_die_allowed(position)):
+    choices = rules.dice_choices(position)
+    if dice in choices:
         # A legal set of distinct tiles (a set is open tiles of the box): the checks
         # below would all pass, so it is taken at once; anything else meets them in order
         # (a tile off the box never reaches mask_of: 10**9 would make a huge number).
@@ -145,7 +163,7 @@ def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move:
         if tiles and min(tiles) >= 1 and max(tiles) <= rules.tiles:
             closed = mask_of(tiles)
             distinct_and_open = closed.bit_count() == len(tiles) and closed & position == closed
-            if distinct_and_open and closed in rules.candidate_sets(roll, dice):
+            if distinct_and_open and rules.is_legal(position, roll, dice, closed):
                 return closed
     if dice not in (1, 2):
         raise MalformedMove(
@@ -153,11 +171,11 @@ def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move:
         )
     if dice == 1 and not rules.one_die_allowed(position):
         raise OneDieNotAllowed(index, roll, dice, rules.one_die_variant.refusal)
+    if dice not in choices:
+        raise TwoDiceNotAllowed(index, roll, dice, rules.one_die_choice_variant.refusal)
     options = rules.legal_sets(position, roll, dice)
     if not options and move.tiles:
-        raise MoveAfterEnd(
-            index, roll, dice, N_("this roll cannot be played, so the turn ended on it")
-        )
+        raise _unplayable(rules, position, index, roll, dice)
     for tile in move.tiles:
         if not 1 <= tile <= rules.tiles:
             raise NotATile(
@@ -181,24 +199,84 @@ def _check_move(rules: Rules, position: OpenTiles, index: int, roll: Roll, move:
         return 0
     if closed in options:
         return closed
-    raise _rule_error(rules, index, roll, dice, closed)
+    raise _rule_error(rules, position, index, roll, dice, closed)
 
 
-def _rule_error(rules: Rules, index: int, roll: Roll, dice: int, closed: OpenTiles) -> IllegalRun:
-    total = roll_total(roll, dice)
+def _unplayable(rules: Rules, position: OpenTiles, index: int, roll: Roll, dice: int) -> IllegalRun:
+    """Tiles closed on a roll that closes nothing here, the turn having ended on it: why."""
+    if rules.stops(roll, dice):
+        return MoveAfterEnd(
+            index,
+            roll,
+            dice,
+            N_("a roll of {total} ends the turn before it is played"),
+            total=roll_total(roll, dice),
+        )
+    starting = rules.first_must_close is not None and position == rules.start_position
+    if starting and rules.roll_moves(roll, dice).open_in(position):
+        return MoveAfterEnd(
+            index,
+            roll,
+            dice,
+            N_("the first move must close tile {tile}, and this roll cannot, so the turn ended"),
+            tile=rules.first_must_close,
+        )
+    return MoveAfterEnd(
+        index, roll, dice, N_("this roll cannot be played, so the turn ended on it")
+    )
+
+
+def _rule_error(
+    rules: Rules, position: OpenTiles, index: int, roll: Roll, dice: int, closed: OpenTiles
+) -> IllegalRun:
+    """Open, distinct tiles of the box that the rules do not allow here: why not."""
+    moves = rules.roll_moves(roll, dice)
     tiles = tiles_of(closed)
-    if rules.move_variant.adds_up(dice) and sum(tiles) != total:
+    if closed in moves.sets:  # a set of the roll, refused in this position
+        refused = moves.refusal_of(closed)
+        if refused and refused & position == refused:
+            return MoveRuleViolation(
+                index,
+                roll,
+                dice,
+                rules.move_variant.refusal,
+                other=tiles_of(refused ^ closed)[0],
+                both=describe_sets((refused,)),
+            )
+        assert rules.first_must_close is not None and position == rules.start_position
+        return MoveRuleViolation(
+            index,
+            roll,
+            dice,
+            N_("the first move must close tile {tile} (possible: {possible})"),
+            tile=rules.first_must_close,
+            possible=describe_sets(rules.legal_sets(position, roll, dice)),
+        )
+    d1, d2 = roll if dice == 2 else (roll[0], 0)
+    readings = rules.total_variant.readings(d1, d2)
+    if rules.move_variant.blames_total(tiles, d1, d2) and sum(tiles) not in readings:
         shown = " + ".join(map(str, tiles))
+        if len(readings) == 1:
+            return WrongTotal(
+                index,
+                roll,
+                dice,
+                N_("{tiles} adds up to {sum}, not {total}"),
+                tiles=shown,
+                sum=sum(tiles),
+                total=readings[0],
+            )
         return WrongTotal(
             index,
             roll,
             dice,
-            N_("{tiles} adds up to {sum}, not {total}"),
+            N_("{tiles} adds up to {sum}, not {total} or {difference}"),
             tiles=shown,
             sum=sum(tiles),
-            total=total,
+            total=readings[0],
+            difference=readings[1],
         )
-    allowed = rules.candidate_sets(roll, dice)
+    allowed = moves.sets
     return MoveRuleViolation(
         index,
         roll,

@@ -9,8 +9,14 @@ Every position of the box (all ``2**tiles`` of them) gets:
   by shut chance first, then by expected score (of that same policy).
 
 Where one die is allowed, the choice of one or two dice (made before the roll) is
-part of every policy. Closing tiles only ever removes bits, so every child of a
-position is a smaller integer and one pass in increasing order solves all three.
+part of every policy (where the rules make one die a must, there is no choice). Closing
+tiles only ever removes bits, so every child of a position is a smaller integer and one
+pass in increasing order solves all three.
+
+Rolls are grouped into classes that allow the same sets in every position (their
+``RollMoves``); a class's legal sets in a position are ``Rules.legal_among``'s, which
+knows the rules that depend on the position (``die_or_sum_both``, the start position
+under ``first_must_close``).
 
 Ties are broken deterministically: values within ``TOLERANCE`` (relative) are
 equal, two dice are preferred to one, and among sets the one closing the highest
@@ -31,14 +37,15 @@ database).
 from __future__ import annotations
 
 from array import array
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, MutableSequence, Sequence
 from functools import cmp_to_key
 from typing import Annotated, Final, NamedTuple
 
 import msgspec
 
-from service.rules.ruleset import ALL_ROLLS, OpenTiles, Roll, Rules, tiles_of
+from service.caching import LRU
+from service.rules.ruleset import ALL_ROLLS, OpenTiles, Roll, RollMoves, Rules, tiles_of
 
 TOLERANCE: Final = 1e-12
 
@@ -49,10 +56,16 @@ def same(a: float, b: float) -> bool:
 
 
 class RollClass(NamedTuple):
-    """Rolls that allow exactly the same sets, with their joint probability."""
+    """Rolls that allow exactly the same sets in every position, with their joint
+    probability."""
 
     probability: float
-    candidates: tuple[OpenTiles, ...]
+    moves: RollMoves
+
+    @property
+    def candidates(self) -> tuple[OpenTiles, ...]:
+        """The sets the rolls allow, open or not, in Medium's order."""
+        return self.moves.sets
 
 
 class Option(NamedTuple):
@@ -69,11 +82,18 @@ Children = tuple[tuple[OpenTiles, ...], ...]
 """The positions reachable from one position, per class of rolls, in Medium's order."""
 
 
+def children_on(rules: Rules, position: OpenTiles, moves: RollMoves) -> tuple[OpenTiles, ...]:
+    """The positions a roll of these ``moves`` reaches from ``position``: the legal sets
+    (``Rules.legal_among``) closed, in Medium's order."""
+    return tuple(position ^ closed for closed in rules.legal_among(position, moves))
+
+
 class ChildrenOf:
     """``children_of[position]``: a position's ``Children``, worked out on first use (tables
     rebuilt from stored values fill in only the positions they are asked about)."""
 
-    def __init__(self, classes: tuple[RollClass, ...], size: int) -> None:
+    def __init__(self, rules: Rules, classes: tuple[RollClass, ...], size: int) -> None:
+        self._rules = rules
         self._classes = classes
         self._known: list[Children | None] = [None] * size
 
@@ -81,12 +101,7 @@ class ChildrenOf:
         found = self._known[position]
         if found is None:
             found = self._known[position] = tuple(
-                tuple(
-                    position ^ closed
-                    for closed in roll_class.candidates
-                    if closed & position == closed
-                )
-                for roll_class in self._classes
+                children_on(self._rules, position, roll_class.moves) for roll_class in self._classes
             )
         return found
 
@@ -108,7 +123,8 @@ def value_names(rules: Rules) -> tuple[str, ...]:
 
 
 class Tables:
-    """Exact tables of one variant (``start`` plays no part: every position is solved)."""
+    """Exact tables of one variant: every position is solved, so ``start`` plays no part,
+    but under ``first_must_close``, whose start position is special (``Rules.solver_key``)."""
 
     def __init__(self, rules: Rules) -> None:
         size = self._lay_out(rules)
@@ -193,34 +209,40 @@ class Tables:
         ]
         # children[dice][position][class]: positions reachable on that roll, in Medium's order.
         self.children: dict[int, ChildrenOf] = {
-            d: ChildrenOf(classes, size) for d, classes in self.classes.items()
+            d: ChildrenOf(self.rules, classes, size) for d, classes in self.classes.items()
         }
+        # Where legality is more than "the open sets of the class" (``Rules.legal_among``).
+        self._special = self.rules.special_positions()
         return size
 
     def _group_rolls(self, dice: int) -> None:
-        weights: dict[tuple[OpenTiles, ...], int] = defaultdict(int)
+        weights: dict[RollMoves, int] = defaultdict(int)
         for roll in ALL_ROLLS:
-            weights[self.rules.candidate_sets(roll, dice)] += 1
+            weights[self.rules.roll_moves(roll, dice)] += 1
         keys = list(weights)
         self.classes[dice] = tuple(RollClass(weights[k] / 36, k) for k in keys)
         index = {k: i for i, k in enumerate(keys)}
-        self.class_of[dice] = {
-            roll: index[self.rules.candidate_sets(roll, dice)] for roll in ALL_ROLLS
-        }
+        self.class_of[dice] = {roll: index[self.rules.roll_moves(roll, dice)] for roll in ALL_ROLLS}
 
     def _solve_position(self, position: OpenTiles) -> None:
         expected, p_shut, hint = self.expected, self.p_shut, self.hint_expected
         score = self.score[position]
         best_e = best_p = best_h = 0.0
-        for dice in self.dice_choices[position]:
+        special = position in self._special
+        for choice, dice in enumerate(self.dice_choices[position]):
             children_by_class = []
             e_total = p_total = h_total = 0.0
             moves = self.optimal_moves[dice]
             first = position * len(self.classes[dice])
-            for class_index, (probability, candidates) in enumerate(self.classes[dice]):
-                children = tuple(
-                    position ^ closed for closed in candidates if closed & position == closed
-                )
+            for class_index, (probability, roll_moves) in enumerate(self.classes[dice]):
+                if special or roll_moves.refused_when_open:
+                    children = children_on(self.rules, position, roll_moves)
+                else:  # ``children_on``, inlined where legal means open: most positions
+                    children = tuple(
+                        position ^ closed
+                        for closed in roll_moves.sets
+                        if closed & position == closed
+                    )
                 children_by_class.append(children)
                 if not children:
                     e_total += probability * score
@@ -244,7 +266,7 @@ class Tables:
             self.expected_by_dice[dice][position] = e_total
             self.p_shut_by_dice[dice][position] = p_total
             self.hint_by_dice[dice][position] = h_total
-            if dice == 2:
+            if choice == 0:  # the default choice (two dice, where there is one to make)
                 best_e, best_p, best_h = e_total, p_total, h_total
             else:
                 best_e = min(best_e, e_total)
@@ -267,7 +289,7 @@ class Tables:
         """How many dice the expected-score optimum rolls from ``position``."""
         choices = self.dice_choices[position]
         if len(choices) == 1:
-            return 2
+            return choices[0]
         one, two = self.expected_by_dice[1][position], self.expected_by_dice[2][position]
         return 1 if one < two and not same(one, two) else 2
 
@@ -309,8 +331,9 @@ class Tables:
 
     def hint_dice(self, position: OpenTiles) -> int:
         """How many dice the hint policy rolls from ``position``."""
-        if len(self.dice_choices[position]) == 1:
-            return 2
+        choices = self.dice_choices[position]
+        if len(choices) == 1:
+            return choices[0]
         p1, p2 = self.p_shut_by_dice[1][position], self.p_shut_by_dice[2][position]
         if same(p1, p2):
             h1, h2 = self.hint_by_dice[1][position], self.hint_by_dice[2][position]
@@ -345,42 +368,56 @@ def _distribution(tables: Tables, start: OpenTiles) -> list[tuple[int, float]]:
     return sorted(final.items())
 
 
+_STANDARD: Final = Rules()
+
+
 class Loaded:
-    """The tables a process holds, by variant: beyond ``limit`` variants the least
-    recently used leave (the standard rules' tables never do)."""
+    """The tables a process holds, by variant: the standard rules' always, and the
+    ``limit - 1`` other variants used most recently (an ``LRU``, ``solver_tables``; at
+    least one, so that the tables just kept are held while a request uses them)."""
 
     def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._tables: OrderedDict[Rules, Tables] = OrderedDict()
+        self._standard: Tables | None = None
+        self._others: LRU[Rules, Tables] = LRU("solver_tables", self._others_kept(limit))
+        self._limit = limit
+
+    @staticmethod
+    def _others_kept(limit: int) -> int:
+        return max(1, limit - 1)
+
+    @property
+    def limit(self) -> int:
+        return self._limit
+
+    @limit.setter
+    def limit(self, limit: int) -> None:
+        """Hold this many variants from now on (the settings' at start-up)."""
+        self._limit = limit
+        self._others.resize(self._others_kept(limit))
 
     def get(self, rules: Rules) -> Tables | None:
         """The tables of these rules if this process holds them."""
         key = rules.solver_key
-        found = self._tables.get(key)
-        if found is not None:
-            self._tables.move_to_end(key)
-        return found
+        return self._standard if key == _STANDARD else self._others.get(key)
 
     def keep(self, tables: Tables) -> Tables:
         """Hold these tables (the most recently used now), letting the oldest go."""
-        self._tables[tables.rules] = tables
-        self._tables.move_to_end(tables.rules)
-        staying = (Rules(), tables.rules)
-        for key in list(self._tables):
-            if len(self._tables) <= self.limit:
-                break
-            if key not in staying:
-                del self._tables[key]
+        if tables.rules == _STANDARD:
+            self._standard = tables
+        else:
+            self._others.put(tables.rules, tables)
         return tables
 
     def clear(self) -> None:
-        self._tables.clear()
+        self._standard = None
+        self._others.clear()
 
     def __len__(self) -> int:
-        return len(self._tables)
+        return len(self._others) + (self._standard is not None)
 
     def __contains__(self, rules: Rules) -> bool:
-        return rules.solver_key in self._tables
+        key = rules.solver_key
+        return self._standard is not None if key == _STANDARD else key in self._others
 
 
 LOADED: Final = Loaded(limit=8)
@@ -537,6 +574,8 @@ def hint(rules: Rules, open_tiles: OpenTiles, roll: tuple[int, ...] | None = Non
         return Hint(best=None, options=(), dice_choice=choice)
     dice = len(roll)
     if dice not in tables.dice_choices[open_tiles]:
+        if dice == 2:
+            raise ValueError("roll: these rules make you roll one die here; send one die")
         raise ValueError("roll: one die is not allowed in this position; send both dice")
     pair = (roll[0], roll[1] if dice == 2 else roll[0])
     options = tuple(

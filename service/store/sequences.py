@@ -34,6 +34,14 @@ def _rolls(flat: list[int]) -> tuple[Roll, ...]:
     return tuple((flat[i], flat[i + 1]) for i in range(0, len(flat), 2))
 
 
+def _cached(issued: IssuedSequence) -> bytes:
+    """An issued sequence as the cache keeps it: its rules as ``Rules.stored`` writes them,
+    so that the sequences of earlier variants are cached byte for byte as before."""
+    return msgspec.json.encode(
+        {"id": issued.id, "rules": issued.rules.stored(), "dice": issued.dice}
+    )
+
+
 async def stored(database: Database, cache: Cache, sequence_id: str) -> IssuedSequence | None:
     """A sequence issued before (from the cache, else PostgreSQL), or None."""
     key = cache_key(sequence_id)
@@ -46,7 +54,7 @@ async def stored(database: Database, cache: Cache, sequence_id: str) -> IssuedSe
     issued = IssuedSequence(
         id=sequence_id, rules=msgspec.convert(row["rules"], Rules), dice=_rolls(row["dice"])
     )
-    await cache.set(key, msgspec.json.encode(issued), expires_in=CACHED_FOR_SECONDS)
+    await cache.set(key, _cached(issued), expires_in=CACHED_FOR_SECONDS)
     return issued
 
 
@@ -80,12 +88,10 @@ async def create(
     None if that id was ever issued before."""
     flat = [d for roll in dice for d in roll]
     status = await database.execute(
-        QUERIES.insert_sequence, sequence_id, msgspec.to_builtins(rules), flat, algorithm, now
+        QUERIES.insert_sequence, sequence_id, rules.stored(), flat, algorithm, now
     )
     if status != "INSERT 0 1":
         return None
     issued = IssuedSequence(id=sequence_id, rules=rules, dice=dice)
-    await cache.set(
-        cache_key(sequence_id), msgspec.json.encode(issued), expires_in=CACHED_FOR_SECONDS
-    )
+    await cache.set(cache_key(sequence_id), _cached(issued), expires_in=CACHED_FOR_SECONDS)
     return issued

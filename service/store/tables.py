@@ -7,6 +7,12 @@ optimal moves for each number of dice in the order of ``dice_counts`` (``int16``
 Doubles are stored as they are, so the tables rebuilt from a row are the solver's
 tables bit for bit. ``ENCODING`` names the solver and the packing that made a row:
 change either, and raise it.
+
+The variants of the first five rules fields (``tiles``, ``one_die``, the first three move
+rules, ``scoring``; ``start`` is no part of a solver key) have their rows in
+``solver_tables``, keyed by those fields, as they always had; a variant that uses a newer
+field or move rule has its row in ``solver_tables_of_rules``, keyed by its whole solver
+key as canonical JSON. So the key and row of every earlier variant stay as they were.
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ from typing import Any, Final
 
 import msgspec
 
-from service.rules.ruleset import Rules
+from service.rules.ruleset import NEWER_FIELDS, Rules
 from service.rules.solver import Tables, dice_counts, value_names
 from service.store.db import QUERIES, Database
 
 ENCODING: Final = 1
+EARLIER_MOVE_RULES: Final = ("any", "dice_or_sum", "single")
+"""The move rules ``solver_tables`` takes (its CHECK): those of the earlier variants."""
 
 
 def _kinds(rules: Rules) -> str:
@@ -87,14 +95,31 @@ def _variant(rules: Rules) -> tuple[int, str, str, str, int]:
     return key.tiles, key.one_die, key.move_rule, key.scoring, ENCODING
 
 
+def rules_key(rules: Rules) -> str | None:
+    """A newer variant's key in ``solver_tables_of_rules``: its solver key as canonical
+    JSON (sorted keys, the newer fields only where they are not their defaults); None
+    for an earlier variant, whose row is in ``solver_tables``."""
+    stored_form = rules.solver_key.stored()
+    if rules.move_rule in EARLIER_MOVE_RULES and not any(n in stored_form for n in NEWER_FIELDS):
+        return None
+    return msgspec.json.encode(stored_form, order="sorted").decode()
+
+
 async def stored(database: Database, rules: Rules) -> bytes | None:
     """The packed tables of a variant, if any process stored them."""
-    packed: bytes | None = await database.fetchval(
-        QUERIES.solver_tables_of_variant, *_variant(rules)
-    )
+    key = rules_key(rules)
+    packed: bytes | None
+    if key is None:
+        packed = await database.fetchval(QUERIES.solver_tables_of_variant, *_variant(rules))
+    else:
+        packed = await database.fetchval(QUERIES.solver_tables_of_rules, key, ENCODING)
     return packed
 
 
 async def store(database: Database, rules: Rules, packed: bytes) -> None:
     """Store a variant's packed tables (a row stored first stays)."""
-    await database.execute(QUERIES.insert_solver_tables, *_variant(rules), packed)
+    key = rules_key(rules)
+    if key is None:
+        await database.execute(QUERIES.insert_solver_tables, *_variant(rules), packed)
+    else:
+        await database.execute(QUERIES.insert_solver_tables_of_rules, key, ENCODING, packed)

@@ -14,7 +14,6 @@ and reach the page as ``GET /play/messages/<language>.json``.
 from __future__ import annotations
 
 import hashlib
-from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -28,6 +27,7 @@ from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 from litestar.types.file_types import FileInfo
 
+from service.caching import cached
 from service.i18n import DEFAULT, LANGUAGES, Language, catalog
 
 PLAY_DIRECTORY: Final = Path(__file__).parent / "play"
@@ -105,7 +105,7 @@ def page_messages(language: Language) -> dict[str, str | list[str]]:
     return dict(sorted(messages.items()))
 
 
-@cache
+@cached("page_messages", len(LANGUAGES))
 def _messages_file(language: Language) -> tuple[bytes, str]:
     """The JSON of a language's messages and its ETag (computed once)."""
     body = msgspec.json.encode(page_messages(language))

@@ -253,5 +253,34 @@ export type BoxRunResult = DataOf<"/v1/boxes/{code}/runs", "post">;
 export type BoxResult = DataOf<"/v1/boxes/{code}/results", "get">[number];
 
 export type Hint = DataOf<"/v1/hint", "post">;
+/** What `POST /v1/moves` takes: `open`, `roll` (`[d1, d2]`), and `rules`, `dice` if not the defaults. */
+export type LegalMovesRequest = RequestBody<"/v1/moves", "post">;
+/** The legal sets of a roll in a position (`sets`), the tiles they use, whether one die is allowed. */
+export type LegalMoves = DataOf<"/v1/moves", "post">;
 export type Solution = DataOf<"/v1/solution", "get">;
 export type RulesCatalog = DataOf<"/v1/rules", "get">;
+
+// --- Helpers of an operation ------------------------------------------------------------
+
+/**
+ * The legal moves of a roll (`POST /v1/moves`): every set of tiles `roll` lets the
+ * player close with the tiles `open` open under `rules` (the standard rules when left
+ * out), the sets closing the highest tiles first, and `tiles`, the open tiles any of
+ * them uses: what a client offers, and the tiles it dims, under every variant, without
+ * coding the rules itself. With `dice: 1` only the roll's first die counts; left out,
+ * the dice the rules have the player roll there (one die where they make it a must).
+ * No figures, no ranking (`POST /v1/hint` ranks), allowed on any dice.
+ *
+ * @example
+ * ```ts
+ * const { data, error } = await legalMoves(api, { open: [1, 2, 3, 4, 5, 6, 7, 8, 9], roll: [3, 4] });
+ * if (data) {
+ *   console.log(data.sets); // [[7], [1, 6], [2, 5], [3, 4], [1, 2, 4]]
+ * } else if (error.type === "/problems/one-die-not-allowed") {
+ *   // dice: 1 where the rules do not allow one die: error.detail says why
+ * }
+ * ```
+ */
+export function legalMoves(api: ShutboxClient, request: LegalMovesRequest) {
+  return api.POST("/v1/moves", { body: request });
+}

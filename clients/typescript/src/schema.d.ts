@@ -258,6 +258,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/moves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The legal sets of a roll
+         * @description Every set of tiles the roll lets the player close in the position under the rules (every variant), and the tiles any of them uses: no ranking, no figures, allowed on any dice. With `dice: 1`, only the roll's first die counts.
+         */
+        post: operations["legalMoves"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players": {
         parameters: {
             query?: never;
@@ -408,7 +428,7 @@ export interface paths {
         };
         /**
          * The exact solution of a position
-         * @description Expected score under the expected-score optimum, the best shut chance, the hint policy's figures and the final-score distribution (probabilities as fractions).
+         * @description Expected score under the expected-score optimum, the best shut chance, the hint policy's figures and the final-score distribution (probabilities as fractions). Every field of the rules object is a parameter of its name (`start` and `open` as comma-separated tiles); rules that do not fit together are 400, naming the field.
          */
         get: operations["solution"];
         put?: never;
@@ -1076,6 +1096,18 @@ export interface components {
             type: "/problems/leaderboard-hidden";
         };
         /**
+         * LegalMoves
+         * @description Every set of tiles a roll lets the player close in a position, under the rules: what a client offers (and the tiles it dims) without coding the rules itself.
+         */
+        LegalMoves: {
+            /** @description Whether the rules allow one die in this position (where they do, `one_die_choice` says whether the player may or must roll it). */
+            one_die_allowed: boolean;
+            /** @description Every legal set for the roll, each its tiles ascending, the sets closing the highest tiles first; empty: the roll closes nothing and the turn ends. */
+            sets: number[][];
+            /** @description The tiles any of the sets uses, ascending: the open tiles of use on this roll (a client dims the others). */
+            tiles: number[];
+        };
+        /**
          * MalformedMoveProblem
          * @description The run is not a legal turn (/problems/malformed-move).
          */
@@ -1238,6 +1270,23 @@ export interface components {
              * @constant
              */
             type: "/problems/move-rule-violation";
+        };
+        /**
+         * MovesRequest
+         * @description A position and a roll, to list the sets the rules let the player close there.
+         */
+        MovesRequest: {
+            /** @description The dice rolled: 1 (the roll's first die counts) or 2; null or left out: the dice the rules have the player roll here (one die where the rules make it a must, else two). Dice the rules do not allow here are 422. Optional: the server takes null when it is left out. */
+            dice?: (1 | 2) | null;
+            /** @description The open tiles. */
+            open: number[];
+            /** @description The roll, [d1, d2], each 1..6 (with `dice: 1`, d1 is the die rolled). */
+            roll: [
+                number,
+                number
+            ];
+            /** @description The rules; left out: the standard rules. */
+            rules?: components["schemas"]["Rules"];
         };
         /**
          * NewBox
@@ -1608,16 +1657,23 @@ export interface components {
          * @description A variant of the game; the defaults are the standard rules.
          */
         Rules: {
+            /** @description A tile the first move must close ("2 to go", "3 to go"): in the start position only sets with this tile are legal, and a first roll that cannot close it ends the turn at once. It must be open at the start. Absent or null: no such rule. Optional: the server takes null when it is left out. */
+            first_must_close?: number | null;
             /**
-             * @description Which tiles a roll lets a player close. `any`: Close any set of open tiles that adds up to the roll. `dice_or_sum`: Close the tile equal to the total, or the two tiles equal to the two dice. `single`: Close exactly one tile, equal to either die or to the total. Optional: the server takes "any" when it is left out.
+             * @description Which tiles a roll lets a player close. `any`: Close any set of open tiles that adds up to the roll. `dice_or_sum`: Close the tile equal to the total, or the two tiles equal to the two dice. `single`: Close exactly one tile, equal to either die or to the total. `die_or_sum`: Close the tile equal to the total, or the tile of one die, or the two tiles equal to the two dice. `die_or_sum_both`: Close the tile equal to the total, or the two tiles equal to the two dice, or the tile of one die when the other die's tile is not open too: the second die is used whenever it fits. Optional: the server takes "any" when it is left out.
              * @enum {unknown}
              */
-            move_rule?: "any" | "dice_or_sum" | "single";
+            move_rule?: "any" | "dice_or_sum" | "die_or_sum" | "die_or_sum_both" | "single";
             /**
              * @description When a player may roll one die instead of two. `never`: Always roll two dice. `high_closed`: You may roll one die once every tile of 7 or more is closed. `sum_le_6`: You may roll one die once the open tiles add up to 6 or less. Optional: the server takes "never" when it is left out.
              * @enum {unknown}
              */
             one_die?: "high_closed" | "never" | "sum_le_6";
+            /**
+             * @description Where `one_die` allows one die, whether the player may or must roll it (with `one_die` `never`, nothing). `optional`: Where one die is allowed, you choose: one die or two. `mandatory`: Where one die is allowed, you must roll one die. Optional: the server takes "optional" when it is left out.
+             * @enum {unknown}
+             */
+            one_die_choice?: "mandatory" | "optional";
             /**
              * @description How the tiles left open score (lower is better; a shut box scores 0). `sum`: Your score is the sum of the open tiles. `count`: Your score is the number of open tiles. `digits`: The open tiles in ascending order, read as one number (2, 5, 7 is 257). Optional: the server takes "sum" when it is left out.
              * @enum {unknown}
@@ -1625,8 +1681,15 @@ export interface components {
             scoring?: "count" | "digits" | "sum";
             /** @description The tiles open when a turn begins, e.g. [4, 5, 6, 7, 8, 9]; absent or null: every tile. Optional: the server takes null when it is left out. */
             start?: number[] | null;
+            /** @description A total, 2..12, that ends the turn when rolled, before it is played ("Unlucky 7"; on one die the die is the total). Absent or null: no such rule. Optional: the server takes null when it is left out. */
+            stop_on_total?: number | null;
             /** @description Tiles 1..N on the box. Optional: the server takes 9 when it is left out. */
             tiles?: number;
+            /**
+             * @description What a roll counts as, for the tiles it closes. `sum`: A roll counts as the sum of its dice. `sum_or_difference`: A roll counts as the sum of its dice or as their difference, as you choose (5 and 2: 7 or 3); a difference of 0 closes nothing. Optional: the server takes "sum" when it is left out.
+             * @enum {unknown}
+             */
+            total?: "sum" | "sum_or_difference";
         };
         /**
          * RulesCatalog
@@ -1640,19 +1703,26 @@ export interface components {
         };
         /**
          * RulesOut
-         * @description The rules of a sequence or run, every field given (``start`` only when not all).
+         * @description The rules of a sequence or run, every field given (``start`` only when not all, ``first_must_close`` and ``stop_on_total`` only when set).
          */
         RulesOut: {
+            /** @description A tile the first move must close ("2 to go", "3 to go"): in the start position only sets with this tile are legal, and a first roll that cannot close it ends the turn at once. It must be open at the start. Absent or null: no such rule. */
+            first_must_close?: number | null;
             /**
-             * @description Which tiles a roll lets a player close. `any`: Close any set of open tiles that adds up to the roll. `dice_or_sum`: Close the tile equal to the total, or the two tiles equal to the two dice. `single`: Close exactly one tile, equal to either die or to the total.
+             * @description Which tiles a roll lets a player close. `any`: Close any set of open tiles that adds up to the roll. `dice_or_sum`: Close the tile equal to the total, or the two tiles equal to the two dice. `single`: Close exactly one tile, equal to either die or to the total. `die_or_sum`: Close the tile equal to the total, or the tile of one die, or the two tiles equal to the two dice. `die_or_sum_both`: Close the tile equal to the total, or the two tiles equal to the two dice, or the tile of one die when the other die's tile is not open too: the second die is used whenever it fits.
              * @enum {string}
              */
-            move_rule: "any" | "dice_or_sum" | "single";
+            move_rule: "any" | "dice_or_sum" | "single" | "die_or_sum" | "die_or_sum_both";
             /**
              * @description When a player may roll one die instead of two. `never`: Always roll two dice. `high_closed`: You may roll one die once every tile of 7 or more is closed. `sum_le_6`: You may roll one die once the open tiles add up to 6 or less.
              * @enum {string}
              */
             one_die: "never" | "high_closed" | "sum_le_6";
+            /**
+             * @description Where `one_die` allows one die, whether the player may or must roll it (with `one_die` `never`, nothing). `optional`: Where one die is allowed, you choose: one die or two. `mandatory`: Where one die is allowed, you must roll one die.
+             * @enum {string}
+             */
+            one_die_choice: "optional" | "mandatory";
             /**
              * @description How the tiles left open score (lower is better; a shut box scores 0). `sum`: Your score is the sum of the open tiles. `count`: Your score is the number of open tiles. `digits`: The open tiles in ascending order, read as one number (2, 5, 7 is 257).
              * @enum {string}
@@ -1660,8 +1730,15 @@ export interface components {
             scoring: "sum" | "count" | "digits";
             /** @description The tiles open when a turn begins, e.g. [4, 5, 6, 7, 8, 9]; absent or null: every tile. */
             start?: number[] | null;
+            /** @description A total, 2..12, that ends the turn when rolled, before it is played ("Unlucky 7"; on one die the die is the total). Absent or null: no such rule. */
+            stop_on_total?: number | null;
             /** @description Tiles 1..N on the box. */
             tiles: number;
+            /**
+             * @description What a roll counts as, for the tiles it closes. `sum`: A roll counts as the sum of its dice. `sum_or_difference`: A roll counts as the sum of its dice or as their difference, as you choose (5 and 2: 7 or 3); a difference of 0 closes nothing.
+             * @enum {string}
+             */
+            total: "sum" | "sum_or_difference";
         };
         /**
          * RunEndsEarlyProblem
@@ -1782,16 +1859,23 @@ export interface components {
          * @description The standard rules, every field given.
          */
         StandardRules: {
+            /** @description A tile the first move must close ("2 to go", "3 to go"): in the start position only sets with this tile are legal, and a first roll that cannot close it ends the turn at once. It must be open at the start. Absent or null: no such rule. */
+            first_must_close: number | null;
             /**
-             * @description Which tiles a roll lets a player close. `any`: Close any set of open tiles that adds up to the roll. `dice_or_sum`: Close the tile equal to the total, or the two tiles equal to the two dice. `single`: Close exactly one tile, equal to either die or to the total.
+             * @description Which tiles a roll lets a player close. `any`: Close any set of open tiles that adds up to the roll. `dice_or_sum`: Close the tile equal to the total, or the two tiles equal to the two dice. `single`: Close exactly one tile, equal to either die or to the total. `die_or_sum`: Close the tile equal to the total, or the tile of one die, or the two tiles equal to the two dice. `die_or_sum_both`: Close the tile equal to the total, or the two tiles equal to the two dice, or the tile of one die when the other die's tile is not open too: the second die is used whenever it fits.
              * @enum {string}
              */
-            move_rule: "any" | "dice_or_sum" | "single";
+            move_rule: "any" | "dice_or_sum" | "single" | "die_or_sum" | "die_or_sum_both";
             /**
              * @description When a player may roll one die instead of two. `never`: Always roll two dice. `high_closed`: You may roll one die once every tile of 7 or more is closed. `sum_le_6`: You may roll one die once the open tiles add up to 6 or less.
              * @enum {string}
              */
             one_die: "never" | "high_closed" | "sum_le_6";
+            /**
+             * @description Where `one_die` allows one die, whether the player may or must roll it (with `one_die` `never`, nothing). `optional`: Where one die is allowed, you choose: one die or two. `mandatory`: Where one die is allowed, you must roll one die.
+             * @enum {string}
+             */
+            one_die_choice: "optional" | "mandatory";
             /**
              * @description How the tiles left open score (lower is better; a shut box scores 0). `sum`: Your score is the sum of the open tiles. `count`: Your score is the number of open tiles. `digits`: The open tiles in ascending order, read as one number (2, 5, 7 is 257).
              * @enum {string}
@@ -1799,8 +1883,15 @@ export interface components {
             scoring: "sum" | "count" | "digits";
             /** @description The tiles open when a turn begins, e.g. [4, 5, 6, 7, 8, 9]; absent or null: every tile. */
             start: number[] | null;
+            /** @description A total, 2..12, that ends the turn when rolled, before it is played ("Unlucky 7"; on one die the die is the total). Absent or null: no such rule. */
+            stop_on_total: number | null;
             /** @description Tiles 1..N on the box. */
             tiles: number;
+            /**
+             * @description What a roll counts as, for the tiles it closes. `sum`: A roll counts as the sum of its dice. `sum_or_difference`: A roll counts as the sum of its dice or as their difference, as you choose (5 and 2: 7 or 3); a difference of 0 closes nothing.
+             * @enum {string}
+             */
+            total: "sum" | "sum_or_difference";
         };
         /**
          * Streak
@@ -1981,6 +2072,37 @@ export interface components {
             expires_at: string;
         };
         /**
+         * TwoDiceNotAllowedProblem
+         * @description One die must be rolled here (/problems/two-dice-not-allowed).
+         */
+        TwoDiceNotAllowedProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /** @description The dice the move rolled: 1 or 2. Only in a submitted run's problem, not in a position's (`open`). */
+            dice_used?: number;
+            /** @description The first offending move, 0-based: its index in `moves` (a run that stops too early: the index of the move missing, the number of moves sent). Only in a submitted run's problem, not in a position's (`open`). */
+            move_index?: number;
+            /** @description Why that move is not legal. Localised: in the language Accept-Language chooses (else the player's). Only in a submitted run's problem, not in a position's (`open`). */
+            reason?: string;
+            /** @description The roll the move was played on, [d1, d2] (with one die, d1 is the die); absent when the move has no roll (a move past the last roll of the sequence). Only in a submitted run's problem, not in a position's (`open`). */
+            roll?: [
+                number,
+                number
+            ];
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/two-dice-not-allowed";
+        };
+        /**
          * UnauthorizedProblem
          * @description A valid bearer token is required (/problems/unauthorized).
          */
@@ -2125,17 +2247,17 @@ export interface components {
          * @description One field of the rules object.
          */
         Variant: {
-            /** @description The values it takes, the default first; null: it takes a number or a list of tiles (`tiles`, `start`). */
+            /** @description The values it takes, the default first; null: it takes a number or a list of tiles (`tiles`, `start`, `first_must_close`, `stop_on_total`). */
             choices: components["schemas"]["Choice"][] | null;
-            /** @description Its value in the standard rules (null: `start`, all tiles open). */
+            /** @description Its value in the standard rules (null: `start`, all tiles open; `first_must_close`, `stop_on_total`: no such rule). */
             default: unknown;
             /** @description What the field decides. Localised: in the language Accept-Language chooses (else the player's). */
             description: string;
             /** @description The field's name in the rules object. */
             field: string;
-            /** @description The highest value of a number (`tiles`); null for the rest. */
+            /** @description The highest value of a number (`tiles`, `first_must_close`: a tile of the box, `stop_on_total`); null for the rest. */
             maximum: number | null;
-            /** @description The lowest value of a number (`tiles`); null for the rest. */
+            /** @description The lowest value of a number (`tiles`, `first_must_close`, `stop_on_total`); null for the rest. */
             minimum: number | null;
         };
         /**
@@ -2366,13 +2488,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
-            /** @description Breaks the game's rules (problem details: `InvalidDiceProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
+            /** @description Breaks the game's rules (problem details: `InvalidDiceProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDiceProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
+                    "application/problem+json": components["schemas"]["InvalidDiceProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -2776,13 +2898,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
-            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3081,13 +3203,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
-            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `DateNotOpenProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `DateNotOpenProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["DateNotOpenProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["DateNotOpenProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3329,13 +3451,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
-            /** @description Breaks the game's rules (problem details: `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`) */
+            /** @description Breaks the game's rules (problem details: `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"];
+                    "application/problem+json": components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3358,6 +3480,100 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["SolverBusyProblem"] | components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    legalMoves: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MovesRequest"];
+            };
+        };
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LegalMoves"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
+                };
+            };
+            /** @description Breaks the game's rules (problem details: `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -3991,9 +4207,17 @@ export interface operations {
                 /** @description Tiles 1..N. */
                 tiles?: number;
                 one_die?: "never" | "high_closed" | "sum_le_6";
-                move_rule?: "any" | "dice_or_sum" | "single";
+                move_rule?: "any" | "dice_or_sum" | "single" | "die_or_sum" | "die_or_sum_both";
                 scoring?: "sum" | "count" | "digits";
-                /** @description Open tiles, comma-separated (default: all). */
+                total?: "sum" | "sum_or_difference";
+                one_die_choice?: "optional" | "mandatory";
+                /** @description A tile the first move must close ("2 to go", "3 to go"): in the start position only sets with this tile are legal, and a first roll that cannot close it ends the turn at once. It must be open at the start. Absent or null: no such rule. */
+                first_must_close?: number | null;
+                /** @description A total, 2..12, that ends the turn when rolled, before it is played ("Unlucky 7"; on one die the die is the total). Absent or null: no such rule. */
+                stop_on_total?: number | null;
+                /** @description The tiles open when a turn begins, comma-separated (default: all): the position `open` defaults to, and the one `first_must_close` is about. */
+                start?: string | null;
+                /** @description Open tiles, comma-separated (default: the start, `start`). */
                 open?: string | null;
             };
             header?: {

@@ -17,6 +17,7 @@ import { performance } from "node:perf_hooks";
 import {
   createShutboxClient,
   idempotencyKey,
+  legalMoves,
   newToken,
   randomBytes,
   retryAfter,
@@ -141,7 +142,8 @@ interface Played {
 
 /**
  * A turn on `dice` under the standard rules, each roll played as `POST /v1/hint`
- * advises; `deviate` (a roll index) takes the hint's second choice there instead.
+ * advises (its options being the legal sets `POST /v1/moves` lists); `deviate` (a roll
+ * index) takes the hint's second choice there instead.
  */
 async function playWithHints(api: ShutboxClient, dice: number[][], deviate = -1): Promise<Played> {
   let open = [...STANDARD_TILES];
@@ -156,6 +158,14 @@ async function playWithHints(api: ShutboxClient, dice: number[][], deviate = -1)
       `hint for roll ${index}`,
       200,
     );
+    const legal = ok(
+      await call(() => legalMoves(api, { open, roll })),
+      `legal moves for roll ${index}`,
+      200,
+    );
+    const ranked = hint.options.map((option) => JSON.stringify(option.tiles)).sort();
+    assert.deepEqual(ranked, legal.sets.map((set) => JSON.stringify(set)).sort(), "hints rank the legal sets");
+    assert.deepEqual(legal.tiles, [...new Set(legal.sets.flat())].sort((a, b) => a - b), "the tiles of the sets");
     const best = hint.best;
     if (best === null || best.length === 0) {
       assert.equal(hint.options.length, 0, "no best set only when nothing can be closed");
@@ -208,7 +218,17 @@ async function service(): Promise<void> {
   const catalog = ok(await api.GET("/v1/rules"), "rules", 200);
   assert.deepEqual(
     catalog.fields.map((field) => field.field),
-    ["tiles", "start", "one_die", "move_rule", "scoring"],
+    [
+      "tiles",
+      "start",
+      "one_die",
+      "move_rule",
+      "scoring",
+      "total",
+      "one_die_choice",
+      "first_must_close",
+      "stop_on_total",
+    ],
   );
   const solution = ok(await call(() => api.GET("/v1/solution")), "solution", 200);
   const total = Object.values(solution.distribution).reduce((sum, p) => sum + p, 0);

@@ -14,6 +14,7 @@
 import {
   createShutboxClient,
   idempotencyKey,
+  legalMoves,
   newToken,
   retryAfter,
   type DailyRunResult,
@@ -501,6 +502,26 @@ const hint: Step = async (api) => {
   });
 };
 
+const moves: Step = async (api) => {
+  // Where one die is a must (tiles of 7 and up shut), the one die counts unless `dice` says.
+  const { data, error, response } = await legalMoves(api, {
+    rules: { one_die: "high_closed", one_die_choice: "mandatory" },
+    open: [1, 2, 3],
+    roll: [3, 4],
+  });
+  if (data) {
+    const dimmed = [1, 2, 3].filter((tile) => !data.tiles.includes(tile));
+    show(data.sets, dimmed, data.one_die_allowed ? "one die allowed" : "two dice");
+    return;
+  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/not-a-tile": "fix the position:",
+    "/problems/tile-repeated": "fix the position:",
+    "/problems/one-die-not-allowed": "roll two dice:",
+    "/problems/two-dice-not-allowed": "roll one die:",
+  });
+};
+
 const solution: Step = async (api) => {
   const { data, error, response } = await api.GET("/v1/solution", {
     params: { query: { tiles: 10, one_die: "sum_le_6", scoring: "sum", open: "1,2,3,10" } },
@@ -549,6 +570,7 @@ const everyOperation: EveryOperation = {
   "/v1/boxes/{code}/results": { get: getBoxResults },
   "/v1/analyze": { post: analyzeRun },
   "/v1/hint": { post: hint },
+  "/v1/moves": { post: moves },
   "/v1/solution": { get: solution },
   "/v1/rules": { get: listRules },
 };

@@ -1,9 +1,14 @@
+// @ts-check
 // Account: the player's name and time zone, and moving the player to another device.
 import { clear, h, uniqueId } from './dom.js';
 import { browserTimeZone, changePlayer, claim, ensurePlayer, offerTransfer, refreshPlayer } from './player.js';
 import { _, formatDate, formatNumber, formatTime } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
+/**
+ * @param {{onClaimed: () => void}} options onClaimed: this browser became another player
+ * @returns {import('./ui.js').View}
+ */
 export function accountView({ onClaimed }) {
   const card = h('div', { class: 'panel player-card', 'aria-live': 'polite' });
 

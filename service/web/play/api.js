@@ -1,8 +1,22 @@
+// @ts-check
 // The same origin's /v1 API. Every error is RFC 9457 problem details: an ApiError
 // carries the problem (type, title, status, detail and any extra members).
 import { _, language } from './strings.js';
 
+/**
+ * The API's types as the OpenAPI document has them (openapi/openapi.json, from which
+ * clients/typescript/src/schema.d.ts is generated): `Schemas['RunResult']` and so on.
+ * Only the type check reads this; the browser never loads that file.
+ * @typedef {import('../../../clients/typescript/src/schema').components['schemas']} Schemas
+ */
+/**
+ * A problem (RFC 9457) as the page has it: the members of the problem the server sent,
+ * or the ones the page gives a failure without one.
+ * @typedef {{type?: string, title?: string, status?: number, detail?: string} & Record<string, unknown>} Problem
+ */
+
 export class ApiError extends Error {
+  /** @param {Problem} problem */
   constructor(problem) {
     super(problem.detail || problem.title || _('Something went wrong.'));
     this.name = 'ApiError';
@@ -12,6 +26,7 @@ export class ApiError extends Error {
   }
 
   // Whether this is the problem /problems/<slug>.
+  /** @param {string} slug */
   is(slug) {
     return this.type === `/problems/${slug}` || this.type.endsWith(`/problems/${slug}`);
   }
@@ -22,6 +37,7 @@ export class ApiError extends Error {
   }
 }
 
+/** @param {Uint8Array} bytes */
 function hex(bytes) {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
@@ -36,16 +52,26 @@ export function uuid() {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/** @type {() => string | null} */
 let tokenSource = () => null;
 
 // Where the bearer token comes from (the stored player), set once by the app.
+/** @param {() => string | null} source */
 export function useToken(source) {
   tokenSource = source;
 }
 
 // api('POST', '/v1/boxes', { body, auth: true, idempotencyKey }) → the decoded JSON.
+/**
+ * @param {'GET' | 'POST' | 'PATCH'} method
+ * @param {string} path
+ * @param {{body?: unknown, auth?: boolean, idempotencyKey?: string, token?: string}} [options]
+ *   auth: with the stored player's token; token: with this one
+ * @returns {Promise<any>} the answer's JSON: the caller names its schema (`Schemas[...]`)
+ */
 export async function api(method, path, { body, auth = false, idempotencyKey, token } = {}) {
   // The server's texts (problem details, share text, rules lines) in the page's language.
+  /** @type {Record<string, string>} */
   const headers = { Accept: 'application/json', 'Accept-Language': language() };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const bearer = token ?? (auth ? tokenSource() : null);
@@ -74,6 +100,7 @@ export async function api(method, path, { body, auth = false, idempotencyKey, to
     }
   }
   if (!response.ok) {
+    /** @type {Problem} */
     const problem = data && typeof data === 'object' ? data : {};
     if (!problem.status) problem.status = response.status;
     if (!problem.detail && !problem.title) problem.detail = _('The server answered with status {status}.', { status: response.status });

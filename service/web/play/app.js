@@ -1,3 +1,4 @@
+// @ts-check
 // Shut the Box Challenge in a browser: a hash router over four views (Daily Dice,
 // Friend Box, Solo, Account) that talk to this origin's /v1 API, in the player's
 // language (English, Norwegian bokmål, Dutch or German: the browser's, or the one
@@ -11,15 +12,20 @@ import { changePlayer, forgetPlayer, storedPlayer, token } from './player.js';
 import { soloView } from './solo.js';
 import { _, LANGUAGES, language, N_, preferredLanguage, rememberLanguage, useLanguage } from './strings.js';
 
+/** @typedef {import('./ui.js').View} View */
+/** @typedef {'daily' | 'box' | 'solo' | 'account'} Route */
+
 useToken(token);
 try {
   await useLanguage(preferredLanguage());
 } catch (error) {
-  console.warn(`${error.message}: the page stays in English`);
+  console.warn(`${error instanceof Error ? error.message : error}: the page stays in English`);
 }
 
+/** @type {readonly Route[]} */
 const ROUTES = ['daily', 'box', 'solo', 'account'];
 const TITLES = { daily: N_('Daily Dice'), box: N_('Friend Box'), solo: N_('Solo'), account: N_('Account') };
+/** @type {Map<Route, View>} */
 const views = new Map();
 
 function resetViews({ keepAccount = false } = {}) {
@@ -30,6 +36,7 @@ function resetViews({ keepAccount = false } = {}) {
   }
 }
 
+/** @type {Record<Route, () => View>} */
 const factories = {
   daily: dailyView,
   box: boxView,
@@ -47,9 +54,13 @@ function logo() {
 
 let signedOut = false; // this browser's token was refused: the banner stays until acted on
 const main = h('main', { id: 'main', class: 'main' });
-let nav = null;
-let banner = null;
-let switcher = null;
+// The frame's parts, made by build() before anything else reads them.
+/** @type {HTMLElement} */
+let nav;
+/** @type {HTMLElement} */
+let banner;
+/** @type {HTMLElement} */
+let switcher;
 
 // Four choices, each in its own language; the views are built again in the new one.
 function languageSwitcher() {
@@ -86,7 +97,7 @@ function build() {
     }, _('Start as a new player')));
   switcher = languageSwitcher();
   main.prepend(banner);
-  document.getElementById('app').replaceChildren(
+  /** @type {HTMLElement} */ (document.getElementById('app')).replaceChildren(
     h('header', { class: 'top' },
       h('div', { class: 'brand' }, logo(),
         h('div', { class: 'brand-text' }, h('p', { class: 'brand-name' }, _('Shut the Box Challenge')), h('p', { class: 'brand-tagline' }, _('Close the tiles, beat the dice.'))),
@@ -96,25 +107,27 @@ function build() {
     h('footer', { class: 'foot' }, h('p', {}, _('Close open tiles that add up to the roll. When no tiles fit, the turn ends: your score is what stays open. Lowest wins; 0 shuts the box.'))));
 }
 
+/** @param {string} code */
 async function changeLanguage(code) {
-  const select = switcher.querySelector('select');
+  const select = /** @type {HTMLSelectElement} */ (switcher.querySelector('select'));
   select.disabled = true;
+  let spoken;
   try {
-    await useLanguage(code);
+    spoken = await useLanguage(code);
   } catch (error) {
-    console.warn(`${error.message}: the page stays as it is`);
+    console.warn(`${error instanceof Error ? error.message : error}: the page stays as it is`);
     select.value = language();
     select.disabled = false;
     return;
   }
-  rememberLanguage(code);
+  rememberLanguage(spoken);
   // The player's language, for what the server writes without being asked in one.
-  if (storedPlayer()) changePlayer({ language: code }).catch(() => {});
+  if (storedPlayer()) changePlayer({ language: spoken }).catch(() => {});
   banner.remove();
   resetViews();
   build();
   route();
-  switcher.querySelector('select').focus();
+  switcher.querySelector('select')?.focus();
 }
 
 window.addEventListener('shutbox:unauthorized', () => {
@@ -122,13 +135,15 @@ window.addEventListener('shutbox:unauthorized', () => {
   banner.hidden = false;
 });
 
+/** @returns {{name: Route, code?: string}} */
 function parseHash() {
   const hash = decodeURIComponent(location.hash.replace(/^#/, ''));
   const box = hash.match(/^box=(.+)$/);
   if (box) return { name: 'box', code: box[1] };
-  return { name: ROUTES.includes(hash) ? hash : 'daily' };
+  return { name: ROUTES.find((name) => name === hash) ?? 'daily' };
 }
 
+/** @param {{focus?: boolean}} [options] focus: the view's heading */
 function route({ focus = false } = {}) {
   const { name, code } = parseHash();
   for (const link of nav.querySelectorAll('a')) {
@@ -141,7 +156,7 @@ function route({ focus = false } = {}) {
     main.append(view.el);
   }
   for (const [other, view] of views) view.el.hidden = other !== name;
-  const view = views.get(name);
+  const view = /** @type {View} */ (views.get(name));
   const title = _(TITLES[name]);
   const app = _('Shut the Box Challenge');
   document.title = `${title} · ${app}`;

@@ -1,6 +1,7 @@
+// @ts-check
 // Friend Box: make a box and share its code, or open one by code; play it blind or
 // against the owner's final position; the result versus the owner and everyone's results.
-import { api, uuid } from './api.js';
+import { api, ApiError, uuid } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
@@ -8,14 +9,21 @@ import { copyButton, renderResult } from './result.js';
 import { _, formatNumber, formatTime, ngettext } from './strings.js';
 import { errorNote, loading, rulesForm, rulesSummary, viewHeader } from './ui.js';
 
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {import('./rules.js').Move} Move */
+/** @typedef {'blind' | 'target'} Mode */
+
+/** @param {number} count */
 function playersSoFar(count) {
   return ngettext('{count} player so far', '{count} players so far', count);
 }
 
+/** @param {string} code */
 function boxLink(code) {
   return `${location.origin}/play#box=${encodeURIComponent(code)}`;
 }
 
+/** @returns {import('./ui.js').View} */
 export function boxView() {
   // Open a box by code.
   const codeId = uniqueId('box-code');
@@ -24,15 +32,22 @@ export function boxView() {
     spellcheck: 'false', maxlength: '40', required: true, 'aria-describedby': `${codeId}-help`, class: 'code-input',
   });
   const modeName = uniqueId('mode');
+  /**
+   * @param {Mode} value
+   * @param {string} label
+   * @param {string} help
+   * @param {boolean} checked
+   */
   const modeRadio = (value, label, help, checked) => h('label', { class: 'radio' },
     h('input', { type: 'radio', name: modeName, value, checked }),
     h('span', {}, h('strong', {}, label), ' — ', help));
   const openError = h('div', { class: 'form-error', 'aria-live': 'polite' });
+  const openButton = h('button', { type: 'submit', class: 'primary' }, _('Open box'));
   const openForm = h('form', { class: 'panel open-box', novalidate: true },
     h('h2', {}, _('Open a box')),
     h('div', { class: 'field' },
       h('label', { for: codeId }, _('Box code')),
-      h('div', { class: 'inline' }, codeInput, h('button', { type: 'submit', class: 'primary' }, _('Open box'))),
+      h('div', { class: 'inline' }, codeInput, openButton),
       openError,
       h('p', { class: 'field-help', id: `${codeId}-help` }, _('Like ABCD-EFGH1. Case, spaces and dashes don’t matter.'))),
     h('fieldset', { class: 'modes' },
@@ -55,11 +70,18 @@ export function boxView() {
   const forms = h('div', { class: 'box-forms' }, openForm, createForm);
   const el = h('section', { class: 'view view-box' }, viewHeader(_('Friend Box'), _('Play the same dice as your friends: make a box and share its code, or open a friend’s.')), active, forms);
 
+  /** @type {import('./game.js').Round | null} */
   let round = null;
 
+  /**
+   * @param {string} code
+   * @param {HTMLElement} into
+   * @param {(count: number) => void} [onCount]
+   */
   async function results(code, into, onCount = () => {}) {
     clear(into, loading());
     try {
+      /** @type {Schemas['BoxResult'][]} */
       const list = await api('GET', `/v1/boxes/${encodeURIComponent(code)}/results`, { auth: true });
       onCount(list.length);
       clear(into, h('h3', {}, _('Results')), list.length
@@ -75,10 +97,16 @@ export function boxView() {
     }
   }
 
+  /** @param {string} code */
   function playedKey(code) {
     return `boxes.${storedPlayer()?.id}.${code}`;
   }
 
+  /**
+   * @param {Schemas['BoxOut']} box
+   * @param {Mode} mode
+   * @param {{autostart?: boolean}} [options]
+   */
   function activate(box, mode, { autostart = false } = {}) {
     round?.destroy();
     round = null;
@@ -89,8 +117,9 @@ export function boxView() {
     const resultsBox = h('section', { class: 'panel results-panel', 'aria-live': 'polite' });
     const stage = h('div', { class: 'stage' });
     const players = h('span', { class: 'box-players' }, box.players !== undefined ? playersSoFar(box.players) : '');
+    const title = h('h2', { tabindex: '-1' }, _('Box {code}', { code: box.display_code }));
     const info = h('div', { class: 'panel box-info' },
-      h('h2', { tabindex: '-1' }, _('Box {code}', { code: box.display_code })),
+      title,
       h('p', { class: 'box-meta' },
         h('span', {}, _('Made by {name}', { name: box.owner?.name ?? _('Anonymous') })),
         players,
@@ -101,8 +130,12 @@ export function boxView() {
           : _('The owner has not played yet: no target to show.'))
         : null);
     clear(active, info, stage);
-    info.querySelector('h2').focus();
+    title.focus();
 
+    /**
+     * @param {Schemas['BoxRunResult'] | null} result
+     * @param {string} [note]
+     */
     const finished = (result, note) => {
       round?.destroy();
       round = null;
@@ -118,15 +151,20 @@ export function boxView() {
       view?.focusHeading();
     };
 
+    /**
+     * @param {Move[]} moves
+     * @param {string} key the run's Idempotency-Key
+     */
     const submit = async (moves, key) => {
       clear(stage, loading(_('Checking your run…')));
       try {
+        /** @type {Schemas['BoxRunResult']} */
         const result = await api('POST', `/v1/boxes/${encodeURIComponent(code)}/runs`, {
-          body: { moves, mode: runMode }, auth: true, idempotencyKey: key,
+          body: /** @satisfies {Schemas['BoxRunSubmission']} */ ({ moves, mode: runMode }), auth: true, idempotencyKey: key,
         });
         finished(result);
       } catch (error) {
-        if (error.is?.('already-played')) {
+        if (error instanceof ApiError && error.is('already-played')) {
           finished(null, error.detail);
           return;
         }
@@ -154,6 +192,10 @@ export function boxView() {
     });
   }
 
+  /**
+   * @param {string} code
+   * @param {Mode} mode
+   */
   async function open(code, mode) {
     clear(openError);
     codeInput.removeAttribute('aria-invalid');
@@ -161,10 +203,10 @@ export function boxView() {
       codeInput.focus();
       return;
     }
-    const button = openForm.querySelector('button[type=submit]');
-    button.disabled = true;
+    openButton.disabled = true;
     try {
       await ensurePlayer();
+      /** @type {Schemas['BoxOut']} */
       const box = await api('GET', `/v1/boxes/${encodeURIComponent(code.trim())}?mode=${mode}`, { auth: true });
       activate(box, mode);
     } catch (error) {
@@ -172,13 +214,14 @@ export function boxView() {
       clear(openError, errorNote(error));
       codeInput.focus();
     } finally {
-      button.disabled = false;
+      openButton.disabled = false;
     }
   }
 
   openForm.addEventListener('submit', (event) => {
     event.preventDefault();
-    const mode = openForm.querySelector(`input[name="${modeName}"]:checked`)?.value ?? 'blind';
+    const checked = /** @type {HTMLInputElement | null} */ (openForm.querySelector(`input[name="${modeName}"]:checked`));
+    const mode = checked?.value === 'target' ? 'target' : 'blind';
     open(codeInput.value, mode);
   });
 
@@ -188,7 +231,8 @@ export function boxView() {
     clear(created, loading());
     try {
       await ensurePlayer();
-      const box = await api('POST', '/v1/boxes', { body: { rules: form.value() }, auth: true, idempotencyKey: uuid() });
+      /** @type {Schemas['CreatedBox']} */
+      const box = await api('POST', '/v1/boxes', { body: /** @satisfies {Schemas['NewBox']} */ ({ rules: form.value() }), auth: true, idempotencyKey: uuid() });
       const link = boxLink(box.display_code);
       clear(created,
         h('h3', {}, _('Your box is ready')),
@@ -210,7 +254,7 @@ export function boxView() {
     show(params = {}) {
       if (params.code) {
         codeInput.value = params.code;
-        const blind = openForm.querySelector(`input[name="${modeName}"][value="blind"]`);
+        const blind = /** @type {HTMLInputElement} */ (openForm.querySelector(`input[name="${modeName}"][value="blind"]`));
         blind.checked = true;
         open(params.code, 'blind');
       }

@@ -1,5 +1,6 @@
+// @ts-check
 // Daily Dice: today's dice in the player's time zone, one official run, its result.
-import { api } from './api.js';
+import { api, ApiError } from './api.js';
 import { clear, h } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, refreshPlayer, saveJSON, todayIn } from './player.js';
@@ -7,31 +8,45 @@ import { renderResult } from './result.js';
 import { _, formatDate } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {import('./rules.js').Move} Move */
+
+/** @returns {import('./ui.js').View} */
 export function dailyView() {
   const dateLine = h('p', { class: 'date-line' });
   const body = h('div', { class: 'view-body' });
   const el = h('section', { class: 'view view-daily', 'aria-labelledby': 'daily-title' },
     viewHeader(_('Daily Dice'), _('The same dice for everyone today. One official try: make it count.')), dateLine, body);
-  el.querySelector('h1').id = 'daily-title';
+  /** @type {HTMLElement} */ (el.querySelector('h1')).id = 'daily-title';
+  /** @type {import('./game.js').Round | null} */
   let round = null;
-  let day = null;
-  let player = null;
+  // The date and the player, set by load() before anything else reads them.
+  /** @type {string} */
+  let day;
+  /** @type {import('./player.js').StoredPlayer} */
+  let player;
 
   const progressKey = () => `progress.daily.${player.id}.${day}`;
 
+  /**
+   * @param {import('./result.js').ShownResult} result
+   * @param {string | null} [note]
+   */
   function showResult(result, note = null) {
     round?.destroy();
     round = null;
     const view = renderResult(result, {
-      share: () => api('GET', `/v1/daily/${day}/share`, { auth: true }).then((answer) => answer.text),
+      share: () => api('GET', `/v1/daily/${day}/share`, { auth: true }).then((/** @type {Schemas['ShareText']} */ answer) => answer.text),
     });
     clear(body, note ? h('p', { class: 'note' }, note) : null, view,
       h('p', { class: 'muted-text small' }, _('New dice at midnight ({zone}).', { zone: player.time_zone })));
     view.focusHeading();
   }
 
+  /** @param {string} note */
   async function showOfficial(note) {
     clear(body, loading());
+    /** @type {[Schemas['OfficialRunResult'], Schemas['Streak']]} */
     const [run, streak] = await Promise.all([
       api('GET', `/v1/daily/${day}/runs/me`, { auth: true }),
       api('GET', '/v1/players/me/streak', { auth: true }),
@@ -39,23 +54,30 @@ export function dailyView() {
     showResult({ ...run, streak }, note);
   }
 
+  /**
+   * @param {Move[]} moves
+   * @param {string} key the run's Idempotency-Key
+   */
   async function submit(moves, key) {
     clear(body, loading(_('Checking your run…')));
     try {
-      const result = await api('POST', `/v1/daily/${day}/runs`, { body: { moves }, auth: true, idempotencyKey: key });
+      /** @type {Schemas['DailyRunResult']} */
+      const result = await api('POST', `/v1/daily/${day}/runs`, { body: /** @satisfies {Schemas['RunSubmission']} */ ({ moves }), auth: true, idempotencyKey: key });
       saveJSON(progressKey(), null);
       showResult(result);
     } catch (error) {
-      if (error.is?.('already-played')) {
+      if (error instanceof ApiError && error.is('already-played')) {
         saveJSON(progressKey(), null);
         await showOfficial(_('You have played today. Here is your official result.')).catch((e) => clear(body, errorNote(e, load)));
         return;
       }
-      const retry = error.status === 0 || error.status >= 500 || error.status === 429 ? () => submit(moves, key) : null;
+      const again = error instanceof ApiError && (error.status === 0 || error.status >= 500 || error.status === 429);
+      const retry = again ? () => submit(moves, key) : null;
       clear(body, errorNote(error, retry ?? load));
     }
   }
 
+  /** @param {Schemas['DailyDice']} daily */
   function play(daily) {
     keptRound({
       storageKey: progressKey(),
@@ -87,7 +109,7 @@ export function dailyView() {
           await showOfficial(_('You have played today. Here is your official result.'));
           return;
         } catch (error) {
-          if (error.status !== 404) throw error;
+          if (!(error instanceof ApiError && error.status === 404)) throw error;
         }
       }
       play(await api('GET', `/v1/daily/${day}`));

@@ -1,3 +1,4 @@
+// @ts-check
 // One round on a fixed list of dice: the tiles, one roll at a time (later rolls are
 // never put in the page), the player's choice of tiles, and the moves for the API.
 import { uuid } from './api.js';
@@ -8,15 +9,27 @@ import { _, formatMove, formatNumber, formatPercent } from './strings.js';
 
 const EDITABLE = 'input, select, textarea, [contenteditable=""], [contenteditable="true"]';
 
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {import('./rules.js').Rules} Rules */
+/** @typedef {import('./rules.js').Roll} Roll */
+/** @typedef {import('./rules.js').Move} Move */
+/**
+ * Where a round's hints come from: the `POST /v1/hint` answer for the position (and the
+ * roll, [d1, d2] or [d1] for one die, once it is rolled).
+ * @typedef {(request: Schemas['HintRequest']) => Promise<Schemas['Hint']>} HintSource
+ */
+/** @typedef {{moves: Move[], open: number[], score: number, shut: boolean}} RoundEnd */
+/** @typedef {{index: number, roll: Roll, count: number, closed: number}} Played a roll of the history */
+
 export class Round {
   /**
    * @param {object} options
-   * @param {object} options.rules the rules object
-   * @param {number[][]} options.dice the rolls, [d1, d2] each (kept here, shown one at a time)
-   * @param {Array} [options.moves] moves already played (a saved game)
-   * @param {Function} [options.hint] async ({open, roll}) → the /v1/hint answer; a Hint button when set
-   * @param {Function} [options.onMove] called with the moves after each move
-   * @param {Function} [options.onEnd] called once with {moves, open, score, shut}
+   * @param {Rules} options.rules the rules object
+   * @param {Roll[]} options.dice the rolls, [d1, d2] each (kept here, shown one at a time)
+   * @param {Move[]} [options.moves] moves already played (a saved game)
+   * @param {HintSource | null} [options.hint] a Hint button when set
+   * @param {(moves: Move[]) => void} [options.onMove] called with the moves after each move
+   * @param {(end: RoundEnd) => void} [options.onEnd] called once when the round is over
    * @param {string} options.label what the round is, for screen readers
    */
   constructor({ rules, dice, moves = [], hint = null, onMove = () => {}, onEnd = () => {}, label }) {
@@ -26,14 +39,35 @@ export class Round {
     this.onMove = onMove;
     this.onEnd = onEnd;
     this.position = R.startPosition(this.rules);
+    /** @type {Move[]} */
     this.moves = [];
     this.index = 0;
     this.count = 2; // dice rolled for the current roll
+    /** @type {'start' | 'choose' | 'move' | 'over'} */
     this.phase = 'start';
     this.selected = 0;
+    /** @type {number[]} the legal sets of the roll (masks) */
     this.legal = [];
+    /** @type {Map<string, Schemas['Hint']>} */
     this.hints = new Map();
+    /** @type {Played[]} */
     this.history = [];
+    /** @type {HTMLButtonElement | null} the Close button, while tiles are to be picked */
+    this.confirmButton = null;
+    // The round's parts in the page, made by build() (declared here, for their types).
+    /** @type {HTMLElement} */ this.el;
+    /** @type {HTMLElement} */ this.rollNumber;
+    /** @type {HTMLElement} */ this.scoreNow;
+    /** @type {HTMLElement} */ this.diceBox;
+    /** @type {HTMLElement} */ this.rollText;
+    /** @type {HTMLButtonElement[]} */ this.tileButtons;
+    /** @type {HTMLElement} */ this.tiles;
+    /** @type {HTMLElement} */ this.status;
+    /** @type {HTMLElement} */ this.live;
+    /** @type {HTMLElement} */ this.actions;
+    /** @type {HTMLElement} */ this.hintPanel;
+    /** @type {HTMLElement} */ this.historyList;
+    /** @type {HTMLElement} */ this.keys;
     this.build(label);
     this.resume(moves);
     this.onKey = this.onKey.bind(this);
@@ -54,6 +88,7 @@ export class Round {
     this.el.remove();
   }
 
+  /** @param {string} label */
   build(label) {
     const n = this.rules.tiles;
     this.rollNumber = h('span', { class: 'roll-number' });
@@ -81,6 +116,7 @@ export class Round {
 
   // Replay a saved game's moves, then go on from there (or from the start if they no
   // longer fit these dice).
+  /** @param {Move[]} moves */
   resume(moves) {
     const state = moves.length ? R.replay(this.rules, this.dice, moves) : null;
     if (state) {
@@ -118,7 +154,8 @@ export class Round {
       this.finish();
       return;
     }
-    if (R.oneDieAllowed(this.rules, this.position)) {
+    const choices = R.diceChoices(this.rules, this.position);
+    if (choices.length > 1) {
       this.phase = 'choose';
       this.legal = [];
       this.render();
@@ -126,9 +163,10 @@ export class Round {
       this.keepFocus(this.actions.querySelector('button'));
       return;
     }
-    this.rollDice(2);
+    this.rollDice(choices[0]); // the one count the rules allow here (one die, where it is a must)
   }
 
+  /** @param {number} count */
   rollDice(count) {
     if (this.phase === 'over') return;
     this.count = count;
@@ -154,6 +192,7 @@ export class Round {
     this.keepFocus(this.tileButtons.find((b) => !b.disabled));
   }
 
+  /** @param {number} tile */
   toggle(tile) {
     if (this.phase !== 'move') return;
     const bit = 1 << (tile - 1);
@@ -170,6 +209,7 @@ export class Round {
     if (this.legal.includes(this.selected)) this.say(_('{tiles} selected. Press Enter to close them.', { tiles: formatMove(R.tilesOf(this.selected)) }));
   }
 
+  /** @param {number} mask */
   select(mask) {
     if (this.phase !== 'move' || !this.legal.includes(mask)) return;
     this.selected = mask;
@@ -196,9 +236,14 @@ export class Round {
     const open = R.tilesOf(this.position);
     const finalScore = R.score(this.rules, this.position);
     this.render();
+    const must = R.tileToClose(this.rules, this.position);
     const message = this.position === 0
       ? _('You shut the box!')
-      : this.count === 2
+      : this.roll && R.stopsTurn(this.rules, this.roll, this.count)
+        ? _('A total of {total} ends the turn. Score {score}.', { total: this.total, score: formatNumber(finalScore) })
+        : must !== undefined
+          ? _('The first move must close tile {tile}, and this roll cannot: the turn is over. Score {score}.', { tile: must, score: formatNumber(finalScore) })
+          : this.count === 2
         ? _('No open tiles make {total}: the turn is over. Score {score}.', { total: this.total, score: formatNumber(finalScore) })
         : _('No open tile makes {total}: the turn is over. Score {score}.', { total: this.total, score: formatNumber(finalScore) });
     this.status.textContent = message;
@@ -207,6 +252,7 @@ export class Round {
     queueMicrotask(() => this.onEnd(end)); // after the constructor, for a saved game that had ended
   }
 
+  /** @param {string} text */
   say(text) {
     // Cleared first, so that the same sentence twice is announced twice.
     this.live.textContent = '';
@@ -217,13 +263,15 @@ export class Round {
 
   // Move the focus to this element when the focus was lost (its button disabled or
   // removed) or is still on a button of the round that is no longer of use.
+  /** @param {HTMLElement | null | undefined} element */
   keepFocus(element) {
     if (!element || !this.el.isConnected) return;
     const active = document.activeElement;
-    const lost = !active || active === document.body || !active.isConnected || active.disabled;
+    const lost = !active || active === document.body || !active.isConnected || active.matches(':disabled');
     if (lost || (this.el.contains(active) && !active.classList.contains('tile'))) element.focus({ preventScroll: true });
   }
 
+  /** @param {boolean} [newRoll] the dice were just rolled: shown rolling */
   render(newRoll = false) {
     const { rules, position } = this;
     this.el.dataset.phase = this.phase; // start, choose, move or over: for tests and styles
@@ -252,6 +300,7 @@ export class Round {
 
     // The tiles: open, closed, selected, or of no use on this roll (muted).
     const usable = this.phase === 'move' ? this.legal.reduce((a, m) => a | m, 0) : 0;
+    /** @param {number} bit */
     const addable = (bit) => {
       const wanted = this.selected | bit;
       return this.legal.some((m) => (m & wanted) === wanted);
@@ -331,7 +380,7 @@ export class Round {
         answer = await this.hint({ rules: this.rules, open: R.tilesOf(this.position), roll });
         this.hints.set(key, answer);
       } catch (error) {
-        clear(this.hintPanel, h('p', { class: 'error', role: 'alert' }, error.detail ?? String(error)));
+        clear(this.hintPanel, h('p', { class: 'error', role: 'alert' }, error instanceof Error ? error.message : String(error)));
         return;
       }
     }
@@ -339,19 +388,25 @@ export class Round {
     this.renderHint(answer);
   }
 
+  /** @param {Schemas['Hint']} answer */
   renderHint(answer) {
+    /** @param {Schemas['PolicyFigures']} p */
     const figures = (p) => h('span', { class: 'hint-figures' },
       h('span', { class: 'figure' }, _('shut chance {chance}', { chance: formatPercent(p.p_shut * 100) })),
       h('span', { class: 'figure' }, _('expected score {score}', { score: formatNumber(p.expected_score, 2) })));
     if (this.phase === 'choose' && answer.dice_choice) {
       const choice = answer.dice_choice;
+      /**
+       * @param {number} count
+       * @param {Schemas['PolicyFigures']} p
+       */
       const row = (count, p) => h('li', {},
         h('button', { type: 'button', class: ['hint-option', choice.best === count ? 'best' : ''], onclick: () => this.rollDice(count) },
           h('span', { class: 'hint-tiles' }, count === 1 ? _('Roll one die') : _('Roll two dice')),
           figures(p),
           choice.best === count ? h('span', { class: 'badge' }, _('Best')) : null));
       clear(this.hintPanel, h('h3', {}, _('Hint')),
-        h('ol', { class: 'hint-options' }, [[1, choice.one], [2, choice.two]].sort((a, b) => (a[0] === choice.best ? -1 : b[0] === choice.best ? 1 : 0)).map(([c, p]) => row(c, p))));
+        h('ol', { class: 'hint-options' }, /** @type {[number, Schemas['PolicyFigures']][]} */ ([[1, choice.one], [2, choice.two]]).sort((a, b) => (a[0] === choice.best ? -1 : b[0] === choice.best ? 1 : 0)).map(([c, p]) => row(c, p))));
       return;
     }
     const best = answer.best ? R.maskOf(answer.best) : null;
@@ -369,10 +424,10 @@ export class Round {
       ? h('button', {
         type: 'button',
         class: 'secondary small-button',
-        onclick: (event) => {
+        onclick: (/** @type {MouseEvent} */ event) => {
           for (const item of items) item.hidden = false;
-          event.currentTarget.remove();
-          items[SHOWN].querySelector('button').focus();
+          /** @type {HTMLElement} */ (event.currentTarget).remove();
+          items[SHOWN].querySelector('button')?.focus();
         },
       }, _('Show {count} more', { count: formatNumber(items.length - SHOWN) }))
       : null;
@@ -381,6 +436,7 @@ export class Round {
       h('ol', { class: 'hint-options' }, items), more);
   }
 
+  /** @param {KeyboardEvent} event */
   onKey(event) {
     if (this.phase === 'over' || event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
     if (!this.el.isConnected || this.el.closest('[hidden]')) return;
@@ -427,13 +483,14 @@ export class Round {
  * there are moves to resume (or with `autostart`), else from a button.
  * @param {object} options
  * @param {string} options.storageKey where the progress is kept (loadJSON, saveJSON)
- * @param {object} options.rules the rules object
- * @param {number[][]} options.dice the rolls
+ * @param {Rules} options.rules the rules object
+ * @param {Roll[]} options.dice the rolls
  * @param {string} options.label what the round is, for screen readers
  * @param {HTMLElement} options.stage where the round (or its start button) is put
  * @param {string} options.startLabel the start button's text
- * @param {Function} options.submit (moves, key) → sends the run, a moment after the end
- * @param {Function} [options.onStart] called with the round when it starts
+ * @param {(moves: Move[], key: string) => unknown} options.submit sends the run with its
+ *   Idempotency-Key, a moment after the end
+ * @param {(round: Round) => void} [options.onStart] called with the round when it starts
  * @param {boolean} [options.autostart] start without the button
  */
 export function keptRound({ storageKey, rules, dice, label, stage, startLabel, submit, onStart = () => {}, autostart = false }) {

@@ -1,12 +1,19 @@
+// @ts-check
 // The player of this browser: created on the first visit with a token made here,
 // kept in localStorage as {id, token, name, time_zone}.
-import { api, uuid } from './api.js';
+import { api, ApiError, uuid } from './api.js';
 import { chosenLanguage } from './strings.js';
 
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {{id: string, token: string, name: string | null, time_zone: string}} StoredPlayer */
+
 const KEY = 'shutbox.player';
+/** @type {StoredPlayer | null} */
 let memory = null; // when localStorage is not available (some private modes)
+/** @type {Set<(player: StoredPlayer | null) => void>} */
 const listeners = new Set();
 
+/** @param {string} key */
 function read(key) {
   try {
     return localStorage.getItem(key);
@@ -15,6 +22,10 @@ function read(key) {
   }
 }
 
+/**
+ * @param {string} key
+ * @param {string | null} value null: removed
+ */
 function write(key, value) {
   try {
     if (value === null) localStorage.removeItem(key);
@@ -25,6 +36,7 @@ function write(key, value) {
   }
 }
 
+/** @returns {StoredPlayer | null} */
 export function storedPlayer() {
   const text = read(KEY);
   if (text) {
@@ -38,6 +50,7 @@ export function storedPlayer() {
   return memory;
 }
 
+/** @param {StoredPlayer} player */
 export function savePlayer(player) {
   memory = player;
   write(KEY, JSON.stringify(player));
@@ -50,6 +63,7 @@ export function forgetPlayer() {
   for (const listener of listeners) listener(null);
 }
 
+/** @param {(player: StoredPlayer | null) => void} listener */
 export function onPlayerChange(listener) {
   listeners.add(listener);
 }
@@ -59,6 +73,11 @@ export function token() {
 }
 
 // Small values kept per player (saved games, boxes played): JSON under one key each.
+/**
+ * @param {string} key
+ * @param {any} [fallback] what a missing or broken value reads as
+ * @returns {any} the value as the page saved it (saveJSON)
+ */
 export function loadJSON(key, fallback = null) {
   const text = read(`shutbox.${key}`);
   if (!text) return fallback;
@@ -69,10 +88,15 @@ export function loadJSON(key, fallback = null) {
   }
 }
 
+/**
+ * @param {string} key
+ * @param {unknown} value null: removed
+ */
 export function saveJSON(key, value) {
   write(`shutbox.${key}`, value === null ? null : JSON.stringify(value));
 }
 
+/** @param {Uint8Array} bytes */
 function base64url(bytes) {
   let binary = '';
   for (const b of bytes) binary += String.fromCharCode(b);
@@ -92,6 +116,11 @@ export function browserTimeZone() {
   }
 }
 
+/**
+ * @param {Schemas['CreatedPlayer']} answer
+ * @param {string} ownToken
+ * @returns {StoredPlayer}
+ */
 function remember(answer, ownToken) {
   const player = {
     id: answer.id,
@@ -105,25 +134,28 @@ function remember(answer, ownToken) {
 
 async function create() {
   const ownToken = newToken();
+  /** @type {(time_zone: string) => Promise<Schemas['CreatedPlayer']>} */
   const post = (time_zone) =>
-    api('POST', '/v1/players', { body: { token: ownToken, time_zone }, idempotencyKey: uuid() });
+    api('POST', '/v1/players', { body: /** @satisfies {Schemas['NewPlayer']} */ ({ token: ownToken, time_zone }), idempotencyKey: uuid() });
   let answer;
   try {
     answer = await post(browserTimeZone());
   } catch (error) {
-    if (!error.is?.('unknown-time-zone')) throw error;
+    if (!(error instanceof ApiError && error.is('unknown-time-zone'))) throw error;
     answer = await post('UTC'); // a zone the server does not know: play on UTC
   }
   const player = remember(answer, ownToken);
   // A language chosen on this page before there was a player: the player's from now on.
   const chosen = chosenLanguage();
-  if (chosen) await api('PATCH', '/v1/players/me', { body: { language: chosen }, token: player.token }).catch(() => null);
+  if (chosen) await api('PATCH', '/v1/players/me', { body: /** @satisfies {Schemas['PlayerChange']} */ ({ language: chosen }), token: player.token }).catch(() => null);
   return player;
 }
 
+/** @type {Promise<StoredPlayer> | null} */
 let creating = null;
 
 // The stored player, or a new one made now (once, however many views ask at once).
+/** @returns {Promise<StoredPlayer>} */
 export function ensurePlayer() {
   const player = storedPlayer();
   if (player) return Promise.resolve(player);
@@ -134,35 +166,51 @@ export function ensurePlayer() {
 }
 
 // Refresh the stored name and time zone from the server: {player, streak}.
+/** @returns {Promise<{player: StoredPlayer, me: Schemas['PlayerWithStreak']}>} */
 export async function refreshPlayer() {
   const player = await ensurePlayer();
+  /** @type {Schemas['PlayerWithStreak']} */
   const me = await api('GET', '/v1/players/me', { auth: true });
   const updated = { ...player, name: me.name ?? null, time_zone: me.time_zone };
   if (updated.name !== player.name || updated.time_zone !== player.time_zone) savePlayer(updated);
   return { player: updated, me };
 }
 
+/**
+ * @param {Schemas['PlayerChange']} change
+ * @returns {Promise<StoredPlayer>}
+ */
 export async function changePlayer(change) {
   const player = await ensurePlayer();
+  /** @type {Schemas['Player']} */
   const answer = await api('PATCH', '/v1/players/me', { body: change, auth: true });
   const updated = { ...player, name: answer.name ?? null, time_zone: answer.time_zone };
   savePlayer(updated);
   return updated;
 }
 
+/** @returns {Promise<Schemas['TransferCode']>} */
 export async function offerTransfer() {
   await ensurePlayer();
   return api('POST', '/v1/players/me/transfer', { auth: true });
 }
 
 // Claim a transfer code: this browser becomes that player, with a new token.
+/**
+ * @param {string} code
+ * @returns {Promise<StoredPlayer>}
+ */
 export async function claim(code) {
   const ownToken = newToken();
-  const answer = await api('POST', '/v1/players/claim', { body: { code, token: ownToken } });
+  const answer = await api('POST', '/v1/players/claim', { body: /** @satisfies {Schemas['Claim']} */ ({ code, token: ownToken }) });
   return remember(answer, ownToken);
 }
 
 // Today's date (YYYY-MM-DD) in a time zone.
+/**
+ * @param {string} timeZone
+ * @param {Date} [now]
+ */
 export function todayIn(timeZone, now = new Date()) {
   let parts;
   try {
@@ -170,6 +218,8 @@ export function todayIn(timeZone, now = new Date()) {
   } catch {
     parts = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', year: 'numeric', month: '2-digit', day: '2-digit' }).formatToParts(now);
   }
-  const part = (type) => parts.find((p) => p.type === type).value;
+  // A year, month and day asked for are always among the parts.
+  /** @param {Intl.DateTimeFormatPartTypes} type */
+  const part = (type) => /** @type {Intl.DateTimeFormatPart} */ (parts.find((p) => p.type === type)).value;
   return `${part('year')}-${part('month')}-${part('day')}`;
 }

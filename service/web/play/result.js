@@ -1,8 +1,18 @@
+// @ts-check
 // The result of a round: score, rank, streak or versus, the computer players on the
 // same dice, the analysis against the exact solution, and the share text.
 import { clear, h, uniqueId } from './dom.js';
 import { moveDice, moveTiles } from './rules.js';
 import { _, formatMove, formatNumber, formatPercent, N_, ngettext } from './strings.js';
+
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {import('./rules.js').Move} Move */
+/**
+ * What the result view shows: a run result (`POST /v1/analyze`), with the rank and
+ * streak of an official daily run, or the versus of a Friend Box run.
+ * @typedef {Schemas['RunResult'] & {rank?: Schemas['Rank'], streak?: Schemas['Streak'], versus?: Schemas['Versus']}} ShownResult
+ */
+/** @typedef {{computer: string, analysis: string, share: string}} SectionIds */
 
 // The analysis' labels (the server's label_text, in the page's language, comes first).
 const LABELS = { best: N_('best'), inaccuracy: N_('inaccuracy'), mistake: N_('mistake'), blunder: N_('blunder') };
@@ -12,16 +22,27 @@ const OUTCOMES = {
   loss: N_('The owner wins with {score}.'),
 };
 
+/** @param {Move} move */
 function moveText(move) {
   const tiles = moveTiles(move);
   const text = tiles.length ? formatMove(tiles) : _('no move');
   return moveDice(move) === 1 ? _('{d1} (one die)', { d1: text }) : text;
 }
 
+/**
+ * @param {readonly number[]} roll
+ * @param {number} diceUsed
+ */
 function rollText(roll, diceUsed) {
   return diceUsed === 1 ? _('{d1} (one die)', { d1: roll[0] }) : `${roll[0]} + ${roll[1]}`;
 }
 
+/**
+ * @param {string} label
+ * @param {string} value
+ * @param {string | null} note
+ * @param {string} [extra] more classes
+ */
 function stat(label, value, note, extra = '') {
   return h('div', { class: ['stat', extra] },
     h('span', { class: 'stat-label' }, label),
@@ -31,6 +52,10 @@ function stat(label, value, note, extra = '') {
 
 // Copy text to the clipboard: the Clipboard API where the page may use it (a secure
 // context), else the old way through a selected text area.
+/**
+ * @param {string} text
+ * @returns {Promise<boolean>} whether it was copied
+ */
 export async function copyText(text) {
   try {
     if (navigator.clipboard && window.isSecureContext) {
@@ -55,6 +80,10 @@ export async function copyText(text) {
 }
 
 // A Copy button for the text of an element, with its outcome announced.
+/**
+ * @param {() => string} getText
+ * @param {string} [label]
+ */
 export function copyButton(getText, label = _('Copy')) {
   const status = h('span', { class: 'copy-status', role: 'status' });
   const button = h('button', {
@@ -68,7 +97,12 @@ export function copyButton(getText, label = _('Copy')) {
   return h('span', { class: 'copy' }, button, status);
 }
 
+/**
+ * @param {ShownResult} result
+ * @param {SectionIds} ids
+ */
 function computers(result, ids) {
+  /** @type {[string, string, {score: number, shut: boolean}][]} */
   const players = [
     ['you', _('You'), { score: result.score, shut: result.shut }],
     ['easy', _('Easy'), result.computer.easy],
@@ -87,6 +121,10 @@ function computers(result, ids) {
     h('p', { class: 'muted-text small' }, _('Easy picks at random, Medium closes the highest tiles, Hard plays the best odds.')));
 }
 
+/**
+ * @param {ShownResult} result
+ * @param {SectionIds} ids
+ */
 function analysis(result, ids) {
   const a = result.analysis;
   const costly = a.moves.filter((m) => m.hindsight_cost > 0);
@@ -124,6 +162,10 @@ function analysis(result, ids) {
     costly.length || a.moves.some((m) => m.label !== 'best') ? h('p', { class: 'muted-text small' }, _('Labels compare each choice with the best odds at the time (no foresight); the cost is what it lost on the dice that came.')) : null);
 }
 
+/**
+ * @param {() => Promise<string>} share
+ * @param {SectionIds} ids
+ */
 function shareSection(share, ids) {
   const text = h('pre', { class: 'share-text', tabindex: '0' }, _('Getting your share text…'));
   const section = h('section', { class: 'panel share', 'aria-labelledby': ids.share },
@@ -144,6 +186,9 @@ function shareSection(share, ids) {
 /**
  * The result view. result: a run_result, with rank and streak (daily) or versus (box).
  * options.share: async () → the share text; options.title: the heading.
+ * @param {ShownResult} result
+ * @param {{share?: (() => Promise<string>) | null, title?: string}} [options]
+ * @returns {HTMLElement & {focusHeading: () => void}} the view, and a way to focus its heading
  */
 export function renderResult(result, { share = null, title = _('Your result') } = {}) {
   const ids = { computer: uniqueId('computer'), analysis: uniqueId('analysis'), share: uniqueId('share') };
@@ -173,6 +218,5 @@ export function renderResult(result, { share = null, title = _('Your result') } 
     analysis(result, ids),
     computers(result, ids),
     share ? shareSection(share, ids) : null);
-  section.focusHeading = () => heading.focus({ preventScroll: false });
-  return section;
+  return Object.assign(section, { focusHeading: () => heading.focus({ preventScroll: false }) });
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // Solo: any rules variant on dice rolled here, with hints, then the analysis. A round in
 // play is kept (its rules, dice and moves) until it ends or the rules change: the page
 // built again in another language, or reloaded, resumes it. The rules of the last round
@@ -10,8 +11,14 @@ import { renderResult } from './result.js';
 import { _ } from './strings.js';
 import { errorNote, loading, rollSequence, rulesForm, rulesSummary, viewHeader } from './ui.js';
 
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {import('./rules.js').Rules} Rules */
+/** @typedef {import('./rules.js').Roll} Roll */
+/** @typedef {import('./rules.js').Move} Move */
+
 const KEPT = 'solo';
 
+/** @returns {import('./ui.js').View} */
 export function soloView() {
   const kept = loadJSON(KEPT);
   const form = rulesForm(kept?.rules ?? {}); // the kept round's rules, to change from
@@ -19,14 +26,22 @@ export function soloView() {
   const setup = h('form', { class: 'panel solo-setup' }, form.el, startButton);
   const stage = h('div', { class: 'stage' });
   const el = h('section', { class: 'view view-solo' }, viewHeader(_('Solo'), _('Practice on fresh dice under any rules, with hints, then see the analysis.')), setup, stage);
+  /** @type {Round | null} */
   let round = null;
 
+  /** @type {import('./game.js').HintSource} */
   const hint = ({ rules, open, roll }) => api('POST', '/v1/hint', { body: { rules, open, roll } });
 
+  /**
+   * @param {Rules} rules
+   * @param {Roll[]} dice
+   * @param {Move[]} moves
+   */
   async function analyse(rules, dice, moves) {
     clear(stage, loading(_('Analysing your round…')));
     try {
-      const result = await api('POST', '/v1/analyze', { body: { rules, dice, moves } });
+      /** @type {Schemas['RunResult']} */
+      const result = await api('POST', '/v1/analyze', { body: /** @satisfies {Schemas['AnalyzeRequest']} */ ({ rules, dice, moves }) });
       round?.destroy();
       round = null;
       const view = renderResult(result);
@@ -48,6 +63,11 @@ export function soloView() {
     startButton.focus();
   }
 
+  /**
+   * @param {Rules} rules
+   * @param {{dice?: Roll[], moves?: Move[], focus?: boolean}} [options] a kept round's dice
+   *   and moves; focus: the round's first control
+   */
   function start(rules, { dice = rollSequence(rules), moves = [], focus = true } = {}) {
     round?.destroy();
     setup.hidden = true;
@@ -81,7 +101,7 @@ export function soloView() {
     try {
       start(kept.rules, { dice: kept.dice, moves: kept.moves, focus: false });
     } catch (error) {
-      console.warn(`the kept Solo round could not be resumed: ${error.message}`);
+      console.warn(`the kept Solo round could not be resumed: ${error instanceof Error ? error.message : error}`);
       changeRules();
     }
   }

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's words in English, Norwegian (bokmål), Dutch and German. The English text
 // is written in the code as gettext messages, found there by `pybabel extract` (domain
 // "play", service/locales/play.cfg; scripts/catalogs):
@@ -9,6 +10,11 @@
 // a message with plural forms as a list. English needs no catalog, and a message a
 // catalog lacks stays English. Numbers and dates are written with Intl for the language.
 
+/** @typedef {'en' | 'nb' | 'nl' | 'de'} Language the page's languages, as the API's */
+/** @typedef {{code: Language, name: string, locale: string}} LanguageChoice */
+/** @typedef {Record<string, string | number>} Params the named values of a message */
+
+/** @type {readonly LanguageChoice[]} */
 export const LANGUAGES = [
   { code: 'en', name: 'English', locale: 'en' },
   { code: 'nb', name: 'Norsk bokmål', locale: 'nb-NO' },
@@ -18,13 +24,19 @@ export const LANGUAGES = [
 const DEFAULT = 'en';
 const STORED = 'shutbox.language';
 // Primary language tags we answer, as the server does: Norwegian and Nynorsk get bokmål.
+/** @type {Record<string, Language | undefined>} */
 const OURS = { en: 'en', nb: 'nb', nl: 'nl', de: 'de', no: 'nb', nn: 'nb' };
 
 let current = LANGUAGES[0];
+/** @type {Record<string, string | string[] | undefined>} a catalog: msgid → text (plural forms: a list) */
 let messages = {};
 
 // Our language for a list of language tags (navigator.languages): the first of them we
 // speak (de-AT → de, nl-BE → nl, no and nn → nb), else English.
+/**
+ * @param {readonly string[] | null | undefined} tags
+ * @returns {Language}
+ */
 export function negotiate(tags) {
   for (const tag of tags ?? []) {
     const found = OURS[String(tag).toLowerCase().split(/[-_]/)[0]];
@@ -42,11 +54,13 @@ function storedChoice() {
 }
 
 // The language the player chose on this browser (kept in localStorage), or null.
+/** @returns {Language | null} */
 export function chosenLanguage() {
   const code = storedChoice();
-  return LANGUAGES.some((l) => l.code === code) ? code : null;
+  return LANGUAGES.find((l) => l.code === code)?.code ?? null;
 }
 
+/** @param {Language} code */
 export function rememberLanguage(code) {
   try {
     localStorage.setItem(STORED, code);
@@ -56,14 +70,18 @@ export function rememberLanguage(code) {
 }
 
 // The language to start in: the player's choice, else the browser's.
+/** @returns {Language} */
 export function preferredLanguage() {
   return chosenLanguage() ?? negotiate(navigator.languages?.length ? navigator.languages : [navigator.language]);
 }
 
 /** Fetch a language's messages and speak it from now on (`<html lang>` too). When its
- *  catalog cannot be had, the page stays in the language it speaks. Returns the code. */
+ *  catalog cannot be had, the page stays in the language it speaks. Returns the code.
+ *  @param {string} code
+ *  @returns {Promise<Language>} */
 export async function useLanguage(code) {
   const language = LANGUAGES.find((l) => l.code === code) ?? LANGUAGES[0];
+  /** @type {typeof messages} */
   let table = {};
   if (language.code !== DEFAULT) {
     const answer = await fetch(`/play/messages/${language.code}.json`, { cache: 'no-cache', credentials: 'same-origin' });
@@ -77,6 +95,7 @@ export async function useLanguage(code) {
 }
 
 // The language's code (en, nb, nl, de): what the API is asked to write in.
+/** @returns {Language} */
 export function language() {
   return current.code;
 }
@@ -86,29 +105,50 @@ export function locale() {
   return current.locale;
 }
 
+/**
+ * @param {string} text
+ * @param {Params} params
+ */
 function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
 // _('Roll {roll}', { roll: 3 }) → "Roll 3" ("Kast 3", "Worp 3", "Wurf 3").
+/**
+ * @param {string} message
+ * @param {Params} [params]
+ * @returns {string}
+ */
 export function _(message, params = {}) {
   const text = messages[message];
   return fill(typeof text === 'string' && text ? text : message, params);
 }
 
 // Marks a message for the catalogs where it is written (a table of words); _() it later.
+/**
+ * @template {string} M
+ * @param {M} message
+ * @returns {M}
+ */
 export function N_(message) {
   return message;
 }
 
 // All four languages have two forms, for one and for every other count (gettext's
 // plural=(n != 1)): Intl's plural category "one" picks the first.
+/** @param {number} count */
 function pluralIndex(count) {
   return new Intl.PluralRules(locale()).select(count) === 'one' ? 0 : 1;
 }
 
 // ngettext('{count} roll', '{count} rolls', 3) → "3 rolls"; {count} is the number
 // as the language writes it, other values come in params.
+/**
+ * @param {string} singular
+ * @param {string} plural
+ * @param {number} count
+ * @param {Params} [params]
+ */
 export function ngettext(singular, plural, count, params = {}) {
   const index = pluralIndex(count);
   const forms = messages[singular];
@@ -116,12 +156,17 @@ export function ngettext(singular, plural, count, params = {}) {
   return fill(text, { ...params, count: formatNumber(count) });
 }
 
+/**
+ * @param {number} value
+ * @param {number} [digits] the most fraction digits
+ */
 export function formatNumber(value, digits = 0) {
   return new Intl.NumberFormat(locale(), { maximumFractionDigits: digits }).format(value);
 }
 
 // formatPercent(7.1428) → "7.1%" (a value in percent; "7,1 %" in German).
 // Small chances keep two significant digits (0.034%), so that they don't read as 0%.
+/** @param {number} percent */
 export function formatPercent(percent) {
   const small = percent > 0 && percent < 1;
   const options = small ? { maximumSignificantDigits: 2 } : { maximumFractionDigits: 1 };
@@ -129,15 +174,18 @@ export function formatPercent(percent) {
 }
 
 // A date "YYYY-MM-DD" written out, e.g. "Monday, November 30, 2026", "mandag 30. november 2026".
+/** @param {string} day */
 export function formatDate(day) {
   return new Intl.DateTimeFormat(locale(), { dateStyle: 'full', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 }
 
+/** @param {string} iso a date and time (RFC 3339) */
 export function formatTime(iso) {
   return new Intl.DateTimeFormat(locale(), { timeStyle: 'short', dateStyle: 'medium' }).format(new Date(iso));
 }
 
 // Tiles of a move, highest first: "9+3".
+/** @param {readonly number[]} tiles */
 export function formatMove(tiles) {
   return [...tiles].sort((a, b) => b - a).join('+');
 }

@@ -1,28 +1,73 @@
+// @ts-check
 // Pieces the views share: error and loading notes, the rules form, dice for Solo.
 import { api } from './api.js';
 import { h, uniqueId } from './dom.js';
-import { MAX_TILES, MIN_TILES, MOVE_RULES, normalize, ONE_DIE, SCORINGS } from './rules.js';
+import {
+  MAX_STOP_TOTAL, MAX_TILES, MIN_STOP_TOTAL, MIN_TILES, MOVE_RULES, normalize, ONE_DIE, ONE_DIE_CHOICES, SCORINGS, STANDARD,
+  TOTALS,
+} from './rules.js';
 import { _, language, N_ } from './strings.js';
 
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {import('./rules.js').Rules} Rules */
+/** @typedef {import('./rules.js').FullRules} FullRules */
+/** @typedef {import('./rules.js').Roll} Roll */
+/**
+ * A view of the page (Daily Dice, Friend Box, Solo, Account): its element, shown with
+ * the route's parameters (a box's code), destroyed when the page is built again.
+ * @typedef {{el: HTMLElement, show: (params?: {code?: string}) => void, destroy: () => void}} View
+ */
+
+/** @param {string} [text] */
 export function loading(text = _('Loading…')) {
   return h('p', { class: 'loading', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), text);
 }
 
 // A problem's detail for the player, with a retry button when there is something to retry.
+/**
+ * @param {unknown} error an ApiError (its message is the problem's detail), or any other
+ * @param {(() => unknown) | null} [retry]
+ */
 export function errorNote(error, retry = null) {
   return h('div', { class: 'error', role: 'alert' },
-    h('p', {}, error?.detail ?? error?.message ?? String(error)),
+    h('p', {}, error instanceof Error ? error.message : String(error)),
     retry ? h('button', { type: 'button', class: 'secondary', onclick: retry }, _('Try again')) : null);
 }
 
 // The rules' fields, the words for their choices, and a line for each choice (the
-// same lines as the server's GET /v1/rules).
-const FIELDS = { tiles: N_('Tiles'), one_die: N_('One die'), move_rule: N_('Moves'), scoring: N_('Scoring') };
+// same lines as the server's GET /v1/rules; a choice without one here gets the server's).
+/** @type {Record<string, string>} */
+const FIELDS = {
+  tiles: N_('Tiles'),
+  one_die: N_('One die'),
+  one_die_choice: N_('Single die'),
+  move_rule: N_('Moves'),
+  total: N_('A roll counts as'),
+  scoring: N_('Scoring'),
+  first_must_close: N_('First move must close'),
+  stop_on_total: N_('Turn ends on a total of'),
+};
+/** @type {Record<string, Record<string, string>>} */
 const WORDS = {
   one_die: { never: N_('never'), high_closed: N_('once 7 and up are shut'), sum_le_6: N_('once 6 or less is open') },
-  move_rule: { any: N_('any tiles'), dice_or_sum: N_('dice or sum'), single: N_('one tile') },
+  one_die_choice: { optional: N_('may be rolled'), mandatory: N_('must be rolled') },
+  move_rule: {
+    any: N_('any tiles'),
+    dice_or_sum: N_('dice or sum'),
+    single: N_('one tile'),
+    die_or_sum: N_('one die is enough'),
+    die_or_sum_both: N_('one die, both if open'),
+  },
+  total: { sum: N_('the sum'), sum_or_difference: N_('sum or difference') },
   scoring: { sum: N_('sum'), count: N_('count'), digits: N_('digits') },
 };
+// The fields that take a number or nothing: a line for the field itself.
+/** @type {Record<string, string>} */
+const FIELD_LINES = {
+  first_must_close: N_('As in “2 to go”: a first roll that cannot close this tile ends the turn.'),
+  stop_on_total: N_('As in “Unlucky 7”: a roll of this total ends the turn before it is played.'),
+};
+/** @type {Record<string, Record<string, string>>} */
 const LINES = {
   one_die: {
     never: N_('Always roll two dice.'),
@@ -41,43 +86,72 @@ const LINES = {
   },
 };
 
+/**
+ * @param {string} name a field
+ * @param {string | number} value
+ */
 function word(name, value) {
   const message = WORDS[name]?.[value];
   return message ? _(message) : String(value);
 }
 
+/** @param {Rules} rules */
 export function rulesSummary(rules) {
   const r = normalize(rules);
-  return _('{tiles} tiles · {one_die} · {move_rule} · {scoring}', {
+  const line = _('{tiles} tiles · {one_die} · {move_rule} · {scoring}', {
     tiles: r.tiles,
     one_die: word('one_die', r.one_die),
     move_rule: word('move_rule', r.move_rule),
     scoring: word('scoring', r.scoring),
   });
+  // The variants that are not the standard's, each in a few words.
+  const more = [];
+  if (r.total !== STANDARD.total) more.push(word('total', r.total));
+  if (r.one_die_choice !== STANDARD.one_die_choice && r.one_die !== 'never') more.push(_('one die is a must'));
+  if (r.first_must_close !== undefined) more.push(_('first move closes {tile}', { tile: r.first_must_close }));
+  if (r.stop_on_total !== undefined) more.push(_('{total} ends the turn', { total: r.stop_on_total }));
+  return [line, ...more].join(' · ');
 }
 
+/** @type {Map<string, Promise<Schemas['RulesCatalog'] | null>>} */
 const catalogs = new Map();
 
 // GET /v1/rules, once a language: the fields of the rules object and their choices.
+/** @returns {Promise<Schemas['RulesCatalog'] | null>} null: the server could not say */
 export function rulesCatalog() {
   const key = language();
-  if (!catalogs.has(key)) catalogs.set(key, api('GET', '/v1/rules').catch(() => null));
-  return catalogs.get(key);
+  let catalog = catalogs.get(key);
+  if (!catalog) {
+    catalog = api('GET', '/v1/rules').catch(() => null);
+    catalogs.set(key, catalog);
+  }
+  return catalog;
 }
 
 /** A form for a rules object: its fields and choices, each choice with its line
- *  (ours, or the server's from GET /v1/rules). Returns {el, value()}. */
+ *  (ours, or the server's from GET /v1/rules). Returns {el, value()}.
+ *  @param {Rules} [initial]
+ *  @returns {{el: HTMLElement, value: () => Rules}} */
 export function rulesForm(initial = {}) {
   const rules = normalize(initial);
+  /** @type {Record<string, HTMLSelectElement>} */
   const selects = {};
+  /** @type {Record<string, HTMLElement>} */
   const helps = {};
+  /** @type {Record<string, string>} */
   const serverLines = {};
+  /** @param {string} name */
   const describe = (name) => {
     if (!helps[name]) return;
     const value = selects[name].value;
-    const line = LINES[name]?.[value];
+    const line = LINES[name]?.[value] ?? FIELD_LINES[name];
     helps[name].textContent = line ? _(line) : serverLines[`${name}.${value}`] ?? '';
   };
+  /**
+   * @param {keyof FullRules} name
+   * @param {[string | number, string][]} options their values and texts
+   * @param {boolean} withHelp a line under the field, for the choice made
+   */
   const field = (name, options, withHelp) => {
     const id = uniqueId(`rules-${name}`);
     const select = h('select', { id, name, 'aria-describedby': withHelp ? `${id}-help` : null },
@@ -90,14 +164,37 @@ export function rulesForm(initial = {}) {
     }
     return h('div', { class: 'field' }, h('label', { for: id }, _(FIELDS[name])), select, helps[name] ?? null);
   };
+  /**
+   * @param {keyof FullRules} name
+   * @param {readonly string[]} values
+   */
   const choices = (name, values) => field(name, values.map((v) => [v, word(name, v)]), true);
+  /** @type {[number, string][]} */
   const tiles = [];
   for (let n = MIN_TILES; n <= MAX_TILES; n += 1) tiles.push([n, _('1 to {tiles}', { tiles: n })]);
+  /** @type {[string | number, string][]} */
+  const firstTile = [['', _('no tile')]];
+  for (let t = 1; t <= MAX_TILES; t += 1) firstTile.push([t, String(t)]);
+  /** @type {[string | number, string][]} */
+  const stopTotal = [['', _('no total')]];
+  for (let n = MIN_STOP_TOTAL; n <= MAX_STOP_TOTAL; n += 1) stopTotal.push([n, String(n)]);
   const el = h('div', { class: 'rules-form' },
     field('tiles', tiles, false),
     choices('one_die', ONE_DIE),
+    choices('one_die_choice', ONE_DIE_CHOICES),
     choices('move_rule', MOVE_RULES),
-    choices('scoring', SCORINGS));
+    choices('total', TOTALS),
+    choices('scoring', SCORINGS),
+    field('first_must_close', firstTile, true),
+    field('stop_on_total', stopTotal, true));
+  // Only a tile of the box can be the first to close.
+  const fitFirstTile = () => {
+    const n = Number(selects.tiles.value);
+    for (const option of selects.first_must_close.options) option.disabled = Number(option.value) > n;
+    if (Number(selects.first_must_close.value) > n) selects.first_must_close.value = '';
+  };
+  selects.tiles.addEventListener('change', fitFirstTile);
+  fitFirstTile();
   // The server's catalog: its bounds, and its lines for any choice we have none for.
   rulesCatalog().then((answer) => {
     for (const variant of answer?.fields ?? []) {
@@ -114,12 +211,18 @@ export function rulesForm(initial = {}) {
   return {
     el,
     value() {
-      return {
+      /** @type {Record<string, string | number>} */
+      const chosen = {
         tiles: Number(selects.tiles.value),
         one_die: selects.one_die.value,
         move_rule: selects.move_rule.value,
         scoring: selects.scoring.value,
       };
+      // The newer fields only when they are not the standard's (the same rules either way).
+      for (const name of /** @type {const} */ (['total', 'one_die_choice'])) if (selects[name].value !== STANDARD[name]) chosen[name] = selects[name].value;
+      for (const name of ['first_must_close', 'stop_on_total']) if (selects[name].value) chosen[name] = Number(selects[name].value);
+      // Each select offers the values of its field only.
+      return /** @type {Rules} */ (chosen);
     },
   };
 }
@@ -133,12 +236,25 @@ function randomDie() {
   }
 }
 
-// The rolls of a Solo round: tiles + 1 pairs.
-export function rollSequence(rules) {
-  const r = normalize(rules);
-  return Array.from({ length: r.tiles + 1 }, () => [randomDie(), randomDie()]);
+/** @returns {Roll} */
+function randomRoll() {
+  return [randomDie(), randomDie()];
 }
 
+// The rolls of a Solo round: tiles + 1 pairs.
+/**
+ * @param {Rules} rules
+ * @returns {Roll[]}
+ */
+export function rollSequence(rules) {
+  const r = normalize(rules);
+  return Array.from({ length: r.tiles + 1 }, randomRoll);
+}
+
+/**
+ * @param {string} title
+ * @param {string | null} [intro]
+ */
 export function viewHeader(title, intro) {
   return [h('h1', { class: 'view-title', tabindex: '-1' }, title), intro ? h('p', { class: 'intro' }, intro) : null];
 }

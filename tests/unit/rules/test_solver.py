@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from service.rules.computers import EASY, MEDIUM, expected_score
 from service.rules.ruleset import ALL_ROLLS, Rules, mask_of, tiles_of
 from service.rules.solver import hint, same, solution, solve
-from tests.rules.strategies import variants
+from tests.unit.rules.strategies import variants
 
 PUBLISHED: dict[str, Any] = json.loads((Path(__file__).parent / "published.json").read_text())
 
@@ -126,3 +126,21 @@ def test_twelve_tile_tables_are_consistent() -> None:
     tables = solve(rules)
     assert len(tables.expected) == 4096
     assert 0 < tables.p_shut[rules.full] < solve(Rules()).p_shut[Rules().full]
+
+
+def test_where_one_die_is_a_must_every_policy_rolls_it() -> None:
+    rules = Rules(one_die="sum_le_6", one_die_choice="mandatory")
+    tables = solve(rules)
+    s = mask_of((1, 2, 3))
+    assert tables.dice_choices[s] == (1,)
+    assert tables.best_dice(s) == tables.hint_dice(s) == 1
+    assert tables.expected[s] == tables.expected_by_dice[1][s]
+    assert hint(rules, s, None).dice_choice is msgspec.UNSET  # no choice to make
+    with pytest.raises(ValueError, match="send one die"):
+        hint(rules, s, (3, 4))
+    assert [o.tiles for o in hint(rules, s, (3,)).options] == [(3,), (1, 2)]
+    # Medium and Easy follow the rule too, and the optimum beats them.
+    assert expected_score(tables, MEDIUM, rules.full) > tables.expected[rules.full]
+    assert expected_score(tables, EASY, rules.full) > tables.expected[rules.full]
+    # A must is no better than a choice: the optional rules' optimum may roll one die too.
+    assert tables.expected[rules.full] >= solve(Rules(one_die="sum_le_6")).expected[rules.full]

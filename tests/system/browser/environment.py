@@ -13,9 +13,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = Path(os.environ.get("SHUTBOX_CHROMIUM", "/usr/bin/chromium"))
-INSTALL = (
-    "npm ci --prefix tests/browser; apt-get install -y chromium (Debian's, at /usr/bin/chromium)"
-)
+INSTALL = "npm ci --prefix tests/system/browser; apt-get install -y chromium (Debian's, at /usr/bin/chromium)"
 
 
 def node() -> str | None:
@@ -29,7 +27,7 @@ def missing(*, browser: bool = True) -> str | None:
     if not browser:
         return None
     if not (HERE / "node_modules" / "playwright-core" / "package.json").is_file():
-        return f"tests/browser/node_modules is missing: run `{INSTALL}`"
+        return f"tests/system/browser/node_modules is missing: run `{INSTALL}`"
     if not os.access(CHROMIUM, os.X_OK):
         return f"{CHROMIUM} is missing: run `{INSTALL}`"
     return None
@@ -48,7 +46,7 @@ def require(*, browser: bool = True) -> str:
 
 
 def artifacts() -> Path:
-    """Where screenshots go: $SHUTBOX_TEST_ARTIFACTS, else tests/browser/artifacts/."""
+    """Where screenshots go: $SHUTBOX_TEST_ARTIFACTS, else tests/system/browser/artifacts/."""
     where = os.environ.get("SHUTBOX_TEST_ARTIFACTS")
     path = Path(where) if where else HERE / "artifacts"
     path.mkdir(parents=True, exist_ok=True)

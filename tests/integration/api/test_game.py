@@ -16,8 +16,7 @@ from service.rules.computers import EASY, MEDIUM, play
 from service.rules.dice import derive_dice
 from service.rules.replay import Move
 from service.rules.ruleset import Rules, tiles_of
-from service.rules.solver import solve
-from tests.api.helpers import json_move
+from service.rules.solver import solution, solve
 from tests.conftest import ROOT, ServerProcess
 
 VARIANTS = [
@@ -26,12 +25,14 @@ VARIANTS = [
     Rules(one_die="sum_le_6", move_rule="single"),
     Rules(tiles=12, move_rule="dice_or_sum", scoring="digits"),
     Rules(tiles=10, scoring="count", start=(4, 5, 6, 7, 8, 9, 10)),
+    Rules(move_rule="die_or_sum_both", total="sum_or_difference", first_must_close=3),
+    Rules(tiles=8, one_die="sum_le_6", one_die_choice="mandatory", stop_on_total=7),
 ]
 
 
 def sample_runs() -> list[tuple[Rules, tuple[tuple[int, int], ...], tuple[Move, ...]]]:
     runs = []
-    for n in range(12):
+    for n in range(2 * len(VARIANTS)):
         rules = VARIANTS[n % len(VARIANTS)]
         dice = derive_dice(b"api-tests", f"box/R{n}", rules.rolls)
         player = EASY if n % 2 else MEDIUM
@@ -48,7 +49,7 @@ def rules_json(rules: Rules) -> dict[str, Any]:
 @pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -> None:
     for rules, dice, moves in sample_runs():
-        body = {"rules": rules_json(rules), "dice": dice, "moves": [json_move(m) for m in moves]}
+        body = {"rules": rules_json(rules), "dice": dice, "moves": [m.as_json() for m in moves]}
         response = await client.post("/v1/analyze", json=body)
         assert response.status_code == 200, response.text
         got = response.json()
@@ -59,7 +60,7 @@ async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -
         assert got["sequence"] is None
         assert got["rules"] == rules_json(rules)
         assert got["dice"] == [list(r) for r in dice]
-        assert got["moves"] == [json_move(m) for m in run.moves]
+        assert got["moves"] == [m.as_json() for m in run.moves]
         assert (got["rolls_used"], got["score"], got["shut"]) == (
             run.rolls_used,
             run.score,
@@ -68,7 +69,7 @@ async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -
         assert got["open"] == list(tiles_of(run.open_tiles))
         a = got["analysis"]
         assert a["best_possible"] == analysis.best_possible
-        assert a["best_line"] == [json_move(m) for m in analysis.best_line]
+        assert a["best_line"] == [m.as_json() for m in analysis.best_line]
         assert (
             a["total_cost"]
             == run.score - analysis.best_possible
@@ -80,7 +81,7 @@ async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -
             assert entry["dice_used"] == core.dice_used
             assert entry["chosen"] == list(core.chosen) and entry["best"] == list(core.best)
             assert entry["hindsight_cost"] == core.hindsight_cost
-            assert entry["hindsight_best"] == json_move(core.hindsight_best)
+            assert entry["hindsight_best"] == core.hindsight_best.as_json()
             for field in ("expected_score", "best_expected_score", "dice_loss", "expected_loss"):
                 assert entry[field] == pytest.approx(getattr(core, field), rel=1e-12, abs=1e-12)
             assert entry["label"] == core.label
@@ -88,7 +89,7 @@ async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -
             assert got["computer"][name] == {
                 "score": computer.score,
                 "shut": computer.shut,
-                "moves": [json_move(m) for m in computer.moves],
+                "moves": [m.as_json() for m in computer.moves],
             }
 
 
@@ -104,7 +105,7 @@ def test_analyze_answers_alike_whichever_path_takes_it(server_env: dict[str, str
                 body = {
                     "rules": rules_json(rules),
                     "dice": dice,
-                    "moves": [json_move(m) for m in moves],
+                    "moves": [m.as_json() for m in moves],
                 }
                 encoded = json.dumps(body).encode()
                 headers = {"content-type": "application/json", "accept-language": "de"}
@@ -117,7 +118,7 @@ def test_analyze_answers_alike_whichever_path_takes_it(server_env: dict[str, str
                 assert known.content == chunked.content
                 for header in ("content-type", "content-language", "vary"):
                     assert known.headers[header] == chunked.headers[header], header
-                twice = [json_move(moves[0])] * 2 if moves else [[1]]  # tiles closed already
+                twice = [moves[0].as_json()] * 2 if moves else [[1]]  # tiles closed already
                 illegal = http.post("/v1/analyze", json={**body, "moves": twice}, headers=headers)
                 assert illegal.status_code == 422, illegal.text
                 assert illegal.headers["content-type"] == "application/problem+json"
@@ -187,6 +188,29 @@ async def test_hint_offers_the_dice_choice(client: httpx.AsyncClient) -> None:
             ],
         ),
         ("?open=4,5,6,7,8,9", ["--start", "4,5,6,7,8,9"]),
+        (
+            "?move_rule=die_or_sum_both&total=sum_or_difference&one_die=sum_le_6"
+            "&one_die_choice=mandatory&first_must_close=3&stop_on_total=7",
+            [
+                "--move-rule",
+                "die_or_sum_both",
+                "--total",
+                "sum_or_difference",
+                "--one-die",
+                "sum_le_6",
+                "--one-die-choice",
+                "mandatory",
+                "--first-must-close",
+                "3",
+                "--stop-on-total",
+                "7",
+            ],
+        ),
+        (
+            "?start=4,5,6,7,8,9&first_must_close=4",
+            ["--start", "4,5,6,7,8,9", "--first-must-close", "4"],
+        ),
+        ("?move_rule=die_or_sum", ["--move-rule", "die_or_sum"]),
     ],
 )
 @pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)
@@ -210,15 +234,98 @@ async def test_solution_refuses_bad_positions(client: httpx.AsyncClient) -> None
     assert (await client.get("/v1/solution?one_die=maybe")).status_code == 400
 
 
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("first_must_close=10", "first_must_close"),
+        ("tiles=6&first_must_close=7", "first_must_close"),
+        ("start=4,5,6&first_must_close=2", "first_must_close"),
+        ("stop_on_total=1", "stop_on_total"),
+        ("stop_on_total=13", "stop_on_total"),
+        ("total=product", "total"),
+        ("one_die_choice=sometimes", "one_die_choice"),
+        ("move_rule=die_or_sums", "move_rule"),
+        ("tiles=6&start=7", "start"),
+    ],
+)
+async def test_solution_refuses_rules_that_do_not_fit_naming_the_field(
+    client: httpx.AsyncClient, query: str, field: str
+) -> None:
+    response = await client.get(f"/v1/solution?{query}")
+    assert response.status_code == 400, response.text
+    assert field in response.json()["detail"]
+
+
+async def test_solution_is_of_the_start_under_first_must_close(client: httpx.AsyncClient) -> None:
+    """The start position is special under first_must_close: ``open`` as the start is the
+    turn's start, ``open`` elsewhere a position of the turn."""
+    first = (await client.get("/v1/solution?first_must_close=2")).json()
+    assert first == json.loads(msgspec.json.encode(solution(Rules(first_must_close=2))))
+    assert first["expected_score"] > (await client.get("/v1/solution")).json()["expected_score"]
+    start = (await client.get("/v1/solution?start=2,3,4&first_must_close=2")).json()
+    assert (
+        start == (await client.get("/v1/solution?start=2,3,4&first_must_close=2&open=2,3,4")).json()
+    )
+    assert start != (await client.get("/v1/solution?first_must_close=2&open=2,3,4")).json()
+
+
+async def test_hint_refuses_two_dice_where_one_die_is_a_must(client: httpx.AsyncClient) -> None:
+    rules = {"one_die": "sum_le_6", "one_die_choice": "mandatory"}
+    refused = await client.post(
+        "/v1/hint", json={"rules": rules, "open": [1, 2, 3], "roll": [3, 4]}
+    )
+    assert refused.status_code == 422 and refused.json()["type"] == "/problems/two-dice-not-allowed"
+    hinted = await client.post("/v1/hint", json={"rules": rules, "open": [1, 2, 3], "roll": [3]})
+    assert [o["tiles"] for o in hinted.json()["options"]] == [[3], [1, 2]]
+    before = await client.post("/v1/hint", json={"rules": rules, "open": [1, 2, 3]})
+    assert before.json() == {"best": None, "options": []}  # no dice to choose
+
+
+async def test_analyze_names_the_cause_of_a_two_dice_move_where_one_die_is_a_must(
+    client: httpx.AsyncClient,
+) -> None:
+    rules = {"tiles": 3, "one_die": "sum_le_6", "one_die_choice": "mandatory"}
+    body = {"rules": rules, "dice": [[3, 1], [2, 5], [1, 1], [6, 6]], "moves": [[3]]}
+    refused = await client.post("/v1/analyze", json=body)
+    assert refused.status_code == 422, refused.text
+    problem = refused.json()
+    assert problem["type"] == "/problems/two-dice-not-allowed" and problem["move_index"] == 0
+
+
 async def test_rules_lists_every_variant(client: httpx.AsyncClient) -> None:
     catalog = (await client.get("/v1/rules")).json()
     assert catalog["standard"] == {
         "tiles": 9, "start": None, "one_die": "never", "move_rule": "any", "scoring": "sum",
+        "total": "sum", "one_die_choice": "optional", "first_must_close": None,
+        "stop_on_total": None,
     }  # fmt: skip
     fields = {f["field"]: f for f in catalog["fields"]}
-    assert set(fields) == {"tiles", "start", "one_die", "move_rule", "scoring"}
-    assert [c["value"] for c in fields["move_rule"]["choices"]] == ["any", "dice_or_sum", "single"]
+    assert set(fields) == {
+        "tiles", "start", "one_die", "move_rule", "scoring",
+        "total", "one_die_choice", "first_must_close", "stop_on_total",
+    }  # fmt: skip
+    assert set(fields) == set(Rules.__struct_fields__) == set(catalog["standard"])
+    assert [c["value"] for c in fields["move_rule"]["choices"]] == [
+        "any", "dice_or_sum", "single", "die_or_sum", "die_or_sum_both",
+    ]  # fmt: skip
+    assert [c["value"] for c in fields["total"]["choices"]] == ["sum", "sum_or_difference"]
+    assert [c["value"] for c in fields["one_die_choice"]["choices"]] == ["optional", "mandatory"]
+    assert (fields["stop_on_total"]["minimum"], fields["stop_on_total"]["maximum"]) == (2, 12)
+    assert (
+        fields["first_must_close"]["default"] is None and fields["first_must_close"]["minimum"] == 1
+    )
     assert all(c["description"] for f in fields.values() for c in f["choices"] or [])
+    assert all(f["description"] for f in fields.values())
+
+
+async def test_rules_speak_every_language(client: httpx.AsyncClient) -> None:
+    english = (await client.get("/v1/rules")).json()
+    for language in ("de", "nb", "nl"):
+        said = (await client.get("/v1/rules", headers={"accept-language": language})).json()
+        for ours, theirs in zip(english["fields"], said["fields"], strict=True):
+            assert ours["description"] != theirs["description"], (language, ours["field"])
+            for a, b in zip(ours["choices"] or [], theirs["choices"] or [], strict=True):
+                assert a["description"] != b["description"], (language, a["value"])
 
 
 def test_sample_runs_cover_one_die_moves() -> None:

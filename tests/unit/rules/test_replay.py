@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from service.rules import errors
 from service.rules.replay import Move, replay
-from service.rules.ruleset import Roll, Rules, tiles_of
+from service.rules.ruleset import Roll, Rules, mask_of, tiles_of
 from service.rules.solver import solve
-from tests.rules.strategies import played_moves, sequences, variants
+from tests.unit.rules.strategies import played_moves, sequences, variants
 
 DICE: tuple[Roll, ...] = (
     (3, 4), (6, 6), (1, 1), (1, 2), (2, 3), (5, 5), (6, 6), (1, 1), (2, 2), (3, 3),
@@ -158,15 +158,100 @@ def test_every_illegal_change_to_a_legal_run_is_refused(data: st.DataObject, rul
         outside = (*move.tiles, rules.tiles + 1)
         replay(rules, dice, [*moves[:k], Move(tiles=outside, dice=move.dice), *moves[k + 1 :]])
 
-    # An open tile added: the wrong total (or, under `single`, against the move rule).
+    # An open tile added: the wrong total where the move rule is one of totals (`any`, and
+    # `dice_or_sum` on two dice), else against the move rule; unless the bigger set is
+    # legal too (one die's tile and then the other's, under `die_or_sum`).
     extra = [t for t in tiles_of(before) if t not in move.tiles]
+    roll = dice[k]
     if extra:
         bigger = (*move.tiles, data.draw(st.sampled_from(extra)))
+        if mask_of(bigger) in rules.legal_sets(before, roll, move.dice):
+            return
+        d1, d2 = roll if move.dice == 2 else (roll[0], 0)
+        differences = {abs(d1 - d2)} if rules.total == "sum_or_difference" and d2 else set()
+        of_totals = rules.move_rule == "any" or (rules.move_rule == "dice_or_sum" and d2)
         expected = (
-            errors.MoveRuleViolation
-            if rules.move_rule == "single" or (move.dice == 1 and rules.move_rule != "any")
-            else errors.WrongTotal
+            errors.WrongTotal
+            if of_totals and sum(bigger) not in {d1 + d2, *differences}
+            else errors.MoveRuleViolation
         )
         with pytest.raises(expected) as wrong_total:
             replay(rules, dice, [*moves[:k], Move(tiles=bigger, dice=move.dice), *moves[k + 1 :]])
         assert wrong_total.value.index == k
+
+
+def plays(rules: Rules, dice: tuple[Roll, ...], moves: list[Move]) -> bool:
+    """Whether these moves are legal as far as they go (the turn may go on after them)."""
+    try:
+        replay(rules, dice, moves)
+    except errors.RunEndsEarly as early:
+        return early.index == len(moves)
+    return True
+
+
+def test_die_or_sum_both_refuses_one_die_alone_while_the_other_die_fits() -> None:
+    rules = Rules(move_rule="die_or_sum_both")
+    with pytest.raises(errors.MoveRuleViolation, match=r"tile 4 is open too.*close 4\+3"):
+        replay(rules, DICE, [m(3)])
+    assert plays(rules, DICE, [m(3, 4), m(6)])  # 6 + 6: a double closes one 6
+    # Once tile 4 is closed, 3 alone is the way to use the roll's 3.
+    dice: tuple[Roll, ...] = ((4, 5), (3, 4), *DICE[2:])
+    assert plays(rules, dice, [m(4, 5), m(3)])
+
+
+def test_one_die_s_tile_under_dice_or_sum_is_against_the_move_rule_not_the_total() -> None:
+    with pytest.raises(errors.MoveRuleViolation, match="the two tiles equal to the two dice"):
+        replay(Rules(move_rule="dice_or_sum"), DICE, [m(3)])
+
+
+def test_the_difference_is_a_total_of_its_own() -> None:
+    rules = Rules(total="sum_or_difference")
+    with pytest.raises(errors.WrongTotal, match="8 adds up to 8, not 7 or 1"):
+        replay(rules, DICE, [m(8)])
+    assert plays(rules, DICE, [m(1), m(3, 9)])
+
+
+def test_two_dice_are_refused_where_one_die_is_a_must() -> None:
+    rules = Rules(tiles=3, one_die="sum_le_6", one_die_choice="mandatory")
+    dice: tuple[Roll, ...] = ((3, 1), (2, 5), (1, 1), (6, 6))
+    with pytest.raises(errors.TwoDiceNotAllowed, match="roll one die here") as caught:
+        replay(rules, dice, [m(3)])
+    assert caught.value.code == "two-dice-not-allowed" and caught.value.dice == 2
+    run = replay(rules, dice, [m(3, dice=1), m(2, dice=1), m(1, dice=1)])
+    assert run.shut and run.rolls_used == 3
+
+
+def test_a_run_that_stops_is_checked_on_the_dice_the_rules_impose() -> None:
+    rules = Rules(tiles=3, one_die="sum_le_6", one_die_choice="mandatory")
+    # One die of 2 could close tile 2: the run may not stop there.
+    with pytest.raises(errors.RunEndsEarly, match="possible: 2") as early:
+        replay(rules, ((3, 1), (2, 5), (1, 1), (6, 6)), [m(3, dice=1)])
+    assert early.value.dice == 1 and "one die: 2" in early.value.detail
+    # One die of 6 closes nothing of 1 and 2: the turn ends, on one die.
+    run = replay(rules, ((3, 1), (6, 2), (1, 1), (6, 6)), [m(3, dice=1)])
+    assert run.moves == (m(3, dice=1), m(dice=1)) and run.steps[-1].dice == 1
+    assert replay(rules, run.dice, run.moves) == run
+
+
+def test_a_roll_of_the_stop_total_ends_the_turn_unplayed() -> None:
+    rules = Rules(stop_on_total=7)
+    run = replay(rules, DICE, [])
+    assert (run.score, run.rolls_used, run.moves) == (45, 1, ())
+    assert replay(rules, DICE, [m()]) == run
+    with pytest.raises(errors.MoveAfterEnd, match="a roll of 7 ends the turn before it is played"):
+        replay(rules, DICE, [m(7)])
+
+
+def test_the_first_move_must_close_its_tile() -> None:
+    rules = Rules(first_must_close=2)
+    with pytest.raises(
+        errors.MoveRuleViolation,
+        match="the first move must close tile 2 \\(possible: 5\\+2, 4\\+2\\+1\\)",
+    ):
+        replay(rules, DICE, [m(7)])
+    # Only the first move: the second (3+9) needs no 2.
+    assert plays(rules, DICE, [m(2, 5), m(3, 9)])
+    dice: tuple[Roll, ...] = ((2, 2), *DICE[1:])
+    assert replay(rules, dice, []).score == 45  # 4 or 3+1, no 2: the turn ends at once
+    with pytest.raises(errors.MoveAfterEnd, match="must close tile 2, and this roll cannot"):
+        replay(rules, dice, [m(4)])

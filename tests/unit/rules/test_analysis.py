@@ -14,7 +14,7 @@ from service.rules.computers import COMPUTERS, play
 from service.rules.replay import Move, replay
 from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
-from tests.rules.strategies import dice_of, played_moves, sequences, variants
+from tests.unit.rules.strategies import dice_of, played_moves, sequences, variants
 
 
 def brute_force_best(rules: Rules, dice: tuple[Roll, ...]) -> int:
@@ -77,9 +77,10 @@ def test_a_roll_graded_once_a_sequence_is_graded_as_on_its_own(
     dice = data.draw(sequences(rules))
     moves = data.draw(played_moves(tables, rules, dice))
     for other in (msgspec.structs.replace(rules, start=None), rules):
-        report(other, dice, data.draw(played_moves(tables, other, dice)), "box/TEST")
+        # (Its own tables: under first_must_close, the start is part of the variant.)
+        report(other, dice, data.draw(played_moves(solve(other), other, dice)), "box/TEST")
     after_others = report(rules, dice, moves, "box/TEST")
-    hindsight_memo.cache_clear()
+    hindsight_memo.cache.clear()
     assert report(rules, dice, moves, "box/TEST") == after_others
 
 

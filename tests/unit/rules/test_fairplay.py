@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from service.rules import fairplay
 from service.rules.dice import derive_box_dice, derive_dice
 from service.rules.ruleset import Roll, Rules
-from tests.rules.strategies import rolls
+from tests.unit.rules.strategies import rolls
 
 SECRET = b"golden-vector-secret"
 sequences = st.integers(2, 12).flatmap(
@@ -36,6 +36,36 @@ def test_only_sums_matter_under_the_standard_move_rule_and_two_dice() -> None:
     assert not fairplay.only_sums_matter(Rules(one_die="high_closed"))
     assert not fairplay.only_sums_matter(Rules(move_rule="dice_or_sum"))
     assert not fairplay.only_sums_matter(Rules(move_rule="single"))
+
+
+def test_only_sums_matter_is_false_wherever_a_roll_is_more_than_its_total() -> None:
+    # Its difference, or its dice: the legal sets depend on more than the total.
+    assert not fairplay.only_sums_matter(Rules(total="sum_or_difference"))
+    assert not fairplay.only_sums_matter(Rules(move_rule="die_or_sum"))
+    assert not fairplay.only_sums_matter(Rules(move_rule="die_or_sum_both"))
+    assert not fairplay.only_sums_matter(Rules(one_die="sum_le_6", one_die_choice="mandatory"))
+    # A stop on a total, a tile to close first, one die never allowed: totals still decide.
+    assert fairplay.only_sums_matter(Rules(stop_on_total=7, first_must_close=3))
+    assert fairplay.only_sums_matter(Rules(one_die_choice="mandatory"))
+
+
+@given(sequences, st.data())
+def test_rolls_of_the_same_totals_play_alike_where_only_sums_matter(
+    dice: list[Roll], data: st.DataObject
+) -> None:
+    """What the key promises: where ``only_sums_matter``, a roll replaced by another of
+    the same total allows the same sets in every position (stop and first tile too)."""
+    tiles = len(dice) - 1
+    rules = Rules(
+        tiles=tiles,
+        stop_on_total=data.draw(st.none() | st.integers(2, 12)),
+        first_must_close=data.draw(st.none() | st.integers(1, tiles)),
+    )
+    assert fairplay.only_sums_matter(rules)
+    position = data.draw(st.integers(1, rules.full))
+    for a, b in dice:
+        other = data.draw(st.sampled_from(_same_total(a + b)))
+        assert rules.legal_sets(position, (a, b), 2) == rules.legal_sets(position, other, 2)
 
 
 @given(sequences, st.booleans(), st.data())

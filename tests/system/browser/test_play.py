@@ -1,5 +1,5 @@
 """The game page in a real browser: Debian's Chromium, driven by playwright-core from
-node scripts (``tests/browser/*.mjs``), against a real server process.
+node scripts (``tests/system/browser/*.mjs``), against a real server process.
 
 Each scenario is a node script that takes the server's URL and the artefacts directory
 (``node daily.mjs http://127.0.0.1:PORT DIR``, or ``SHUTBOX_BASE_URL`` and
@@ -16,14 +16,14 @@ import time
 
 import pytest
 
-from tests.browser.environment import HERE, artifacts, require
 from tests.conftest import ServerProcess
+from tests.system.browser.environment import HERE, artifacts, require
 
 SCENARIO_TIMEOUT = 240  # seconds; each takes a few
 
 
 def run_scenario(script: str, server_env: dict[str, str]) -> str:
-    """Run tests/browser/<script> against a server of its own: its output, or fail with it
+    """Run tests/system/browser/<script> against a server of its own: its output, or fail with it
     (skip when node, its packages or Chromium are missing; fail in CI)."""
     node = require()
     server = ServerProcess(server_env, workers=1).start()

@@ -1,8 +1,10 @@
 // Solo rounds on variants, on a phone: 12 tiles with one die once 7 and up are shut,
 // where the Hint button ranks the moves and the hinted best move is taken; then 6 tiles
-// (one die allowed at every roll), where the hint's choice of one die or two is taken.
-// The analysis of each round comes from POST /v1/analyze, which replays the moves the
-// page recorded (one-die moves included) as the server's rules do.
+// (one die allowed at every roll), where the hint's choice of one die or two is taken;
+// then the newer fields all at once, where the page offers on every roll exactly the
+// tiles of POST /v1/moves. The analysis of each round comes from POST /v1/analyze,
+// which replays the moves the page recorded (one-die moves included) as the server's
+// rules do.
 import { check, newPage, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
 
 // What a round shows: the rolls played (the history) and the tiles closed.
@@ -133,4 +135,49 @@ await run(async (browser) => {
   await page.locator('#language').selectOption('de');
   await page.waitForFunction(() => document.documentElement.lang === 'de');
   check((await view(page).locator('.rules-form select[name="tiles"]').inputValue()) === '6', 'the rules kept in German');
+
+  // The newer fields: every roll offers the tiles of the server's legal sets, and the
+  // server's replay takes every round the page records.
+  await page.locator('#language').selectOption('en');
+  await page.waitForFunction(() => document.documentElement.lang === 'en');
+  const chosen = {
+    Tiles: '9',
+    Moves: 'die_or_sum_both',
+    'A roll counts as': 'sum_or_difference',
+    'One die': 'sum_le_6',
+    'Single die': 'mandatory',
+    'First move must close': '2',
+    'Turn ends on a total of': '11',
+  };
+  for (const [name, value] of Object.entries(chosen)) await page.getByRole('combobox', { name, exact: true }).selectOption(value);
+  const rules = { tiles: 9, one_die: 'sum_le_6', move_rule: 'die_or_sum_both', scoring: 'sum', total: 'sum_or_difference', one_die_choice: 'mandatory', first_must_close: 2, stop_on_total: 11 };
+  await page.getByRole('button', { name: 'Roll the dice' }).click();
+  await round.waitFor();
+  const line = await text(page, '.rules-line');
+  for (const words of ['sum or difference', 'one die is a must', 'first move closes 2', '11 ends the turn']) check(line.includes(words), `the rules shown: ${words} (${line})`);
+  let offered = 0;
+  const sameAsServer = async (p, r) => {
+    const tiles = (selector) => r.locator(selector).evaluateAll((bs) => bs.map((b) => Number(b.dataset.tile)));
+    const [d1, d2] = (await r.locator('.roll-text').innerText()).match(/\d+/g).map(Number);
+    const oneDie = (await r.locator('.dice .die').count()) === 1;
+    const body = { rules, open: await tiles('.tile:not(.closed)'), roll: [d1, oneDie ? 1 : d2], dice: oneDie ? 1 : 2 };
+    const answer = await p.evaluate(async (sent) => {
+      const response = await fetch('/v1/moves', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(sent) });
+      return response.json();
+    }, body);
+    const usable = await tiles('.tile:not([disabled])');
+    check(JSON.stringify(usable) === JSON.stringify(answer.tiles), `the tiles of ${JSON.stringify(body)}: ${usable}, the server's ${JSON.stringify(answer)}`);
+    offered += 1;
+    return false; // then played as any round
+  };
+  for (let played = 0; offered < 4; played += 1) {
+    check(played < 12, `twelve rounds with ${offered} moves in all`);
+    if (played) {
+      await page.getByRole('button', { name: 'Play again' }).click();
+      await round.waitFor();
+    }
+    await playRound(page, { onMove: sameAsServer });
+    await view(page).locator('.result').waitFor({ timeout: 30000 });
+  }
+  await screenshot(page, 'solo-6-variants-result-phone');
 });

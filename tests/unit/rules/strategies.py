@@ -7,8 +7,10 @@ from hypothesis import strategies as st
 from service.rules.replay import Move
 from service.rules.ruleset import (
     MOVE_RULE_VALUES,
+    ONE_DIE_CHOICE_VALUES,
     ONE_DIE_VALUES,
     SCORING_VALUES,
+    TOTAL_VALUES,
     Roll,
     Rules,
     tiles_of,
@@ -30,12 +32,17 @@ def variants(draw: st.DrawFn, max_tiles: int = 10) -> Rules:
     start = draw(
         st.none() | st.sets(st.integers(1, tiles), min_size=1).map(lambda s: tuple(sorted(s)))
     )
+    open_at_start = start if start is not None else tuple(range(1, tiles + 1))
     return Rules(
         tiles=tiles,
         start=start,
         one_die=draw(st.sampled_from(ONE_DIE_VALUES)),
         move_rule=draw(st.sampled_from(MOVE_RULE_VALUES)),
         scoring=draw(st.sampled_from(SCORING_VALUES)),
+        total=draw(st.sampled_from(TOTAL_VALUES)),
+        one_die_choice=draw(st.sampled_from(ONE_DIE_CHOICE_VALUES)),
+        first_must_close=draw(st.none() | st.sampled_from(open_at_start)),
+        stop_on_total=draw(st.none() | st.integers(2, 12)),
     )
 
 
