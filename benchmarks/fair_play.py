@@ -31,8 +31,8 @@ import httpx
 import psutil
 
 from benchmarks.processes import ADMIN_URL, Spawned, answers_ok, service_env
-from tests.api.helpers import legal_runs
 from tests.resources import HOST, free_port, throwaway_database
+from tests.runs import legal_run
 
 STARTUP_SECONDS: Final = 120.0
 
@@ -107,7 +107,7 @@ async def new_box(url: str) -> list[list[int]]:
 
 
 async def analyze(url: str, dice: list[list[int]]) -> int:
-    moves = legal_runs(tuple((a, b) for a, b in dice), 1)[0]
+    moves = legal_run(dice)
     response = await fresh(url, "POST", "/v1/analyze", json={"dice": dice, "moves": moves})
     return response.status_code
 

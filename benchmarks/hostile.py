@@ -58,11 +58,12 @@ import httpx
 import psutil
 
 from service.rules import ruleset
-from service.rules.ruleset import Roll, Rules, tiles_of
+from service.rules.ruleset import Roll, Rules
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.processes import ADMIN_URL, Spawned, answers_ok
 from tests.resources import HOST, free_port, throwaway_database
+from tests.runs import JsonMove, legal_run
 
 HEALTH_EVERY: Final = 0.05
 TARGET_P99_MS: Final = 100.0
@@ -88,18 +89,10 @@ def rules_body(rules: Rules) -> dict[str, Any]:
     }
 
 
-def greedy_run(rules: Rules, rng: random.Random) -> tuple[list[Roll], list[list[int]]]:
-    """Random dice and a legal run on them: the first legal set of each roll (two dice)."""
+def greedy_run(rules: Rules, rng: random.Random) -> tuple[list[Roll], list[JsonMove]]:
+    """Random dice and a legal run on them, the first choice each roll (``tests.runs.first``)."""
     dice: list[Roll] = [(rng.randint(1, 6), rng.randint(1, 6)) for _ in range(rules.rolls)]
-    open_tiles = rules.start_position
-    moves: list[list[int]] = []
-    for roll in dice:
-        sets = rules.legal_sets(open_tiles, roll, 2) if open_tiles else ()
-        if not sets:
-            break
-        moves.append(list(tiles_of(sets[0])))
-        open_tiles ^= sets[0]
-    return dice, moves
+    return dice, legal_run(dice, rules)
 
 
 def request_for(rules: Rules, kind: int, rng: random.Random) -> tuple[str, str, dict[str, Any]]:

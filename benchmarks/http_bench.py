@@ -80,8 +80,7 @@ from litestar import Litestar, get, post
 from service.api.schemas import move_out, rules_out
 from service.rules.computers import COMPUTERS, MEDIUM, play
 from service.rules.dice import derive_dice
-from service.rules.replay import Move
-from service.rules.ruleset import Roll, Rules, tiles_of
+from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -98,6 +97,7 @@ from benchmarks.processes import (
     service_env,
 )
 from tests.resources import HOST, free_port, throwaway_database
+from tests.runs import at_random, played
 
 BACKLOG: Final = 2048  # as in service.cli._serve
 POST_BODIES_LUA: Final = ROOT / "benchmarks" / "wrk" / "post_bodies.lua"
@@ -239,34 +239,12 @@ def daily_run_bodies(daily_dice: bytes, most: int = DAILY_RUNS) -> list[bytes]:
     if answer.rules != msgspec.to_builtins(rules_out(rules)):
         raise SystemExit(f"http_bench: the Daily Dice are not on standard rules: {answer.rules}")
     tables, dice = solve(rules), tuple(answer.dice)
-    runs = {tuple(play(tables, MEDIUM, rules.full, dice, "x").moves): None}
-    for n, computer in enumerate(COMPUTERS * 10):
-        runs[tuple(play(tables, computer, rules.full, dice, f"bench/{n}").moves)] = None
+    players = [(MEDIUM, "x"), *((c, f"bench/{n}") for n, c in enumerate(COMPUTERS * 10))]
+    runs = [list(play(tables, player, rules.full, dice, seed).moves) for player, seed in players]
     rng = random.Random(0)
-    for _ in range(3000):
-        runs[random_run(rules, dice, rng)] = None
-    return [
-        msgspec.json.encode({"moves": [move_out(m) for m in moves]}) for moves in list(runs)[:most]
-    ]
-
-
-def random_run(rules: Rules, dice: tuple[Roll, ...], rng: random.Random) -> tuple[Move, ...]:
-    """A legal run on ``dice``, each choice at random."""
-    moves: list[Move] = []
-    position = rules.start_position
-    for roll in dice:
-        if not position:
-            break
-        count = rng.choice(rules.dice_choices(position))
-        sets = rules.legal_sets(position, roll, count)
-        if not sets:
-            if count == 1:
-                moves.append(Move(tiles=(), dice=1))
-            break
-        closed = rng.choice(sets)
-        moves.append(Move(tiles=tiles_of(closed), dice=count))
-        position ^= closed
-    return tuple(moves)
+    runs += [played(dice, rules, at_random(rng)) for _ in range(3000)]
+    bodies = {msgspec.json.encode({"moves": [move_out(m) for m in moves]}): None for moves in runs}
+    return list(bodies)[:most]
 
 
 def new_players(url: str, count: int, path: Path) -> Path:

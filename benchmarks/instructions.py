@@ -1,7 +1,7 @@
 """Instructions per request in the service's own process, counted by valgrind.
 
-    .venv/bin/python benchmarks/instructions.py [--what runs|analyze] [--few N] [--many N]
-        [--postgres URL] [--redis URL]
+    .venv/bin/python benchmarks/instructions.py [--what runs|analyze|feed] [--few N]
+        [--many N] [--way front|framework] [--postgres URL] [--redis URL]
 
 Served throughput on a shared machine drifts by a third within minutes: an A/B of a
 change worth 10% needs many alternated pairs (``http_bench.py``). The instructions a
@@ -20,7 +20,12 @@ load, and nothing of what PostgreSQL, Redis or the HTTP server spend.
 - ``runs``: ``POST /v1/daily/{today}/runs``, each a new player's first official run
   (the runs of ``http_bench.daily_run_bodies`` in turn), the players inserted straight
   into the database;
-- ``analyze``: ``POST /v1/analyze``, the analyze bodies of ``http_bench.py`` in turn.
+- ``analyze``: ``POST /v1/analyze``, the analyze bodies of ``http_bench.py`` in turn;
+- ``feed``: ``GET /v1/daily/{today}``, the Daily Dice (its answer kept after the first).
+
+``--way framework`` takes every request the framework's way (the app with no hot
+routes: no answer before the framework): the difference from ``--way front`` (the
+default, the product's) is what answering before the framework saves a request.
 
 Needs valgrind (Debian: ``apt-get install -y valgrind``). Prints the counts of both
 processes and the instructions per request.
@@ -51,13 +56,16 @@ _COLLECTED: Final = re.compile(r"Collected : (\d+)")
 Call = Callable[[str, str, bytes, list[tuple[bytes, bytes]]], Awaitable[tuple[int, bytes]]]
 
 
-async def _serve(what: str, count: int) -> None:
+async def _serve(what: str, count: int, way: str) -> None:
     """In this process: the app started, ``WARM_UP`` requests, then ``count`` more."""
-    from service.app import create_app
+    from service.app import App, create_app
     from service.clock import SystemClock
     from service.settings import Settings
 
     app = create_app(Settings.from_env(), SystemClock())
+    assert isinstance(app, App)
+    if way == "framework":
+        app.hot_routes = ()
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     state: dict[str, Any] = {}
@@ -111,7 +119,7 @@ async def _serve(what: str, count: int) -> None:
         await app(scope, receive, send)
         return status, b"".join(chunks)
 
-    requests = await (_runs if what == "runs" else _analyses)(call, WARM_UP + count)
+    requests = await MADE[what](call, WARM_UP + count)
     for method, path, body, headers, expected in requests:
         status, answer = await call(method, path, body, headers)
         if status != expected:
@@ -144,6 +152,14 @@ async def _analyses(call: Call, count: int) -> list[Request]:
     return [("POST", "/v1/analyze", bodies[n % len(bodies)], [], 200) for n in range(count)]
 
 
+async def _feeds(call: Call, count: int) -> list[Request]:
+    today = datetime.now(UTC).date().isoformat()
+    return [("GET", f"/v1/daily/{today}", b"", [], 200)] * count
+
+
+MADE: Final = {"runs": _runs, "analyze": _analyses, "feed": _feeds}
+
+
 def counted(what: str, count: int, args: argparse.Namespace, scratch: Path) -> int:
     """The instructions of a process that serves ``count`` requests (and the warm-up)."""
     with (
@@ -153,7 +169,7 @@ def counted(what: str, count: int, args: argparse.Namespace, scratch: Path) -> i
         env = service_env(db_url, args.redis, prefix)
         out = scratch / f"callgrind.{what}.{count}"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
-        command += [sys.executable, __file__, "--serve", what, str(count)]
+        command += [sys.executable, __file__, "--serve", what, str(count), args.way]
         done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
         found = _COLLECTED.findall(done.stderr)
         if done.returncode != 0 or not found:
@@ -165,12 +181,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--what", choices=("runs", "analyze"), default="runs")
+    parser.add_argument("--what", choices=("runs", "analyze", "feed"), default="runs")
+    parser.add_argument("--way", choices=("front", "framework"), default="front")
     parser.add_argument("--few", type=positive, default=50, help="requests of the first count")
     parser.add_argument("--many", type=positive, default=250, help="requests of the second")
     parser.add_argument("--postgres", default=ADMIN_URL, help="a role that creates databases")
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
-    parser.add_argument("--serve", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--serve", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve is None and args.many <= args.few:
         parser.error("--many must be more than --few")
@@ -180,15 +197,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     if args.serve is not None:
-        what, count = args.serve
-        asyncio.run(_serve(what, int(count)))
+        what, count, way = args.serve
+        asyncio.run(_serve(what, int(count), way))
         return 0
     with tempfile.TemporaryDirectory(prefix="shutbox-instructions-") as scratch:
         few = counted(args.what, args.few, args, Path(scratch))
         many = counted(args.what, args.many, args, Path(scratch))
     per_request = (many - few) / (args.many - args.few)
-    print(f"{args.what}: {args.few} requests: {few:,} instructions; {args.many}: {many:,}")
-    print(f"{args.what}: {per_request:,.0f} instructions a request (the difference, divided)")
+    what = f"{args.what} ({args.way})"
+    print(f"{what}: {args.few} requests: {few:,} instructions; {args.many}: {many:,}")
+    print(f"{what}: {per_request:,.0f} instructions a request (the difference, divided)")
     return 0
 
 

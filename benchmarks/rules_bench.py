@@ -36,8 +36,8 @@ def cold_tables(rules: Rules) -> Callable[[], object]:
     def action() -> object:
         # Every cache the solver leans on, cleared: this is a process's first solve.
         solver.LOADED.clear()
-        ruleset._candidate_sets.cache_clear()
-        ruleset._sets_by_sum.cache_clear()
+        ruleset._roll_moves.cache.clear()
+        ruleset._sets_by_sum.cache.clear()
         tables = solver.solve(rules)
         return tables.distribution(rules.start_position)
 

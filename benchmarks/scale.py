@@ -104,8 +104,8 @@ from benchmarks.processes import (
     positive,
     python_env,
 )
-from tests.api.helpers import legal_runs
 from tests.resources import HOST, free_port, throwaway_database
+from tests.runs import legal_runs
 
 DEFAULT_DATE: Final = date(2026, 10, 31)  # the smaller date in the next month's partition
 # Where the day after the larger date has begun at noon UTC of it (UTC+14: 02:00 there).

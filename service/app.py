@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import date
-from typing import Any, Final, cast
+from typing import Any, cast
 
 import asyncpg
 from litestar import Litestar
@@ -28,38 +28,31 @@ from litestar.types import (
     Scope,
     Send,
 )
-from litestar.utils.scope.state import ScopeState
 
 from service import logs
 from service.api import problems
 from service.api.bodies import StrictBodyRequest, describe_request_bodies
 from service.api.boxes import BoxesController
-from service.api.daily import (
-    DailyController,
-    daily_feed_middleware,
-    official_run_answer,
-)
+from service.api.daily import DailyController
 from service.api.deps import DEPENDENCIES, Services
 from service.api.document import finish_document
-from service.api.game import GameController, analyze_answer
-from service.api.headers import describe_headers
-from service.api.hot import (
-    ANALYZE_PATH,
-    FEED_PATH,
+from service.api.front.hot import (
     FRONT,
-    RUNS_PATH,
     HotRoute,
-    hot_posts,
+    hot_routes,
     hot_template,
-    in_framework,
     last_resort,
 )
+from service.api.front.litestar import RoutedBehind
+from service.api.front.ratelimit import rate_limit_middleware
+from service.api.front.reading import body_in_time
+from service.api.front.stack import framework_middleware, service_middleware
+from service.api.game import GameController
+from service.api.headers import describe_headers
 from service.api.ops import MetricsController, OpsController
 from service.api.players import PlayersController
-from service.api.ratelimit import RateLimiter, rate_limit_middleware
-from service.api.reading import body_in_time, one_reading_middleware
+from service.calendar import named_date
 from service.clock import Clock, SystemClock
-from service.i18n import language_middleware
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED
 from service.settings import Settings
@@ -134,25 +127,16 @@ def lifespan(
             async with pool.acquire() as connection:
                 await migrate(connection)
             await daily.make_partitions_ahead(pool, settings.launch_date, clock.now())
-            app.state.services = Services(pool, cache, clock, settings)
-            app.state.rate_limiter = RateLimiter(
-                cache,
-                settings.address_limit,
-                settings.token_limit,
-                settings.trusted_proxies,
-                settings.operation_limits,
-                ipv6_prefix=settings.rate_limit_ipv6_prefix,
-            )
+            services = app.state.services = Services(pool, cache, clock, settings)
             LOADED.limit = settings.solver_tables
             solver = app.state.solver = Solver(
                 pool,
                 processes=settings.solver_processes,
                 queue=settings.solver_queue,
                 per_client=settings.solver_limit,
-                limiter=app.state.rate_limiter,
+                limiter=services.limiter,
             )
             await solver.tables(Rules())  # the standard tables, warm before the first request
-            services: Services = app.state.services
             await services.dice_in_play.load()
             chores = [
                 asyncio.create_task(housekeeping(pool, cache, clock, settings.launch_date)),
@@ -169,7 +153,7 @@ def lifespan(
                 for chore in chores:
                     chore.cancel()
                 # The tokens of requests let through at first sight, taken in Redis now.
-                await app.state.rate_limiter.reconciled()
+                await services.limiter.reconciled()
                 await solver.close()
                 logs.request_log.flush()
                 logs.request_metrics.flush()
@@ -180,7 +164,7 @@ def lifespan(
     return manage
 
 
-class App(Litestar):
+class App(RoutedBehind):
     """Litestar with four things of its own.
 
     The request log and metrics (``logs.observe_middleware``) take every request as it
@@ -191,10 +175,10 @@ class App(Litestar):
     body not. The request log and metrics still say HEAD.
 
     It can run the service's middleware straight from the server for the hottest routes
-    (``serve_before_framework``, ``service.api.hot``).
+    (``serve_before_framework``, ``service.api.front.hot``).
 
     A request's body must arrive within ``body_timeout`` seconds, whichever way reads it
-    (``service.api.reading``).
+    (``service.api.front.reading``).
 
     Every request meets the rate limits first (``rate_limit_middleware``), whatever
     answers it: on a hot route before the service's middleware, on the framework's way
@@ -204,35 +188,27 @@ class App(Litestar):
     def __init__(self, *args: Any, body_timeout: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.body_timeout = body_timeout
-        self.hot_routes: Sequence[HotRoute] = ()
+        self.hot_routes: Sequence[HotRoute] = hot_routes(self.routes)
         self.front: ASGIApp | None = None
         self.observed = logs.observe_middleware(self.route)
 
-    def _create_asgi_handler(self) -> ASGIApp:
-        """The framework's layers as Litestar makes them, around its router with the rate
-        limits in front."""
-        router = self.asgi_router
-        limited = rate_limit_middleware(router)
+    def before_router(self, router: ASGIApp) -> ASGIApp:
+        """The rate limits, in front of the router."""
+        return rate_limit_middleware(router, self.unlimited)
 
-        async def before_routing(scope: Scope, receive: Receive, send: Send) -> None:
-            # An error raised before the router is the app's handlers' to answer, as one
-            # the router raises itself.
-            ScopeState.from_scope(scope).exception_handlers = self.exception_handlers
-            await limited(scope, receive, send)
+    def unlimited(self, scope: Scope) -> bool:
+        """A GET of the Daily Dice of a date (a path naming one): not rate limited."""
+        for route in self.hot_routes:
+            if route.method == "GET" and route.answerer is None:
+                found = route.path.fullmatch(scope["path"])
+                if found is not None and named_date(found[1]) is not None:
+                    return True
+        return False
 
-        self.asgi_router = cast("Any", before_routing)  # called as the router is
-        try:
-            return super()._create_asgi_handler()
-        finally:
-            self.asgi_router = router
-
-    def serve_before_framework(
-        self, routes: Sequence[HotRoute], middleware: Callable[[ASGIApp], ASGIApp]
-    ) -> None:
-        """Requests on ``routes`` go through the rate limits and ``middleware`` before the
-        framework, which gets what they do not answer (``service.api.hot``)."""
-        self.hot_routes = routes
-        self.front = last_resort(rate_limit_middleware(middleware(self.framework)))
+    def serve_before_framework(self, middleware: Callable[[ASGIApp], ASGIApp]) -> None:
+        """Requests on the hot routes go through the rate limits and ``middleware``
+        before the framework, which gets what they do not answer (``service.api.front.hot``)."""
+        self.front = last_resort(rate_limit_middleware(middleware(self.framework), self.unlimited))
 
     async def __call__(
         self,
@@ -327,30 +303,8 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         logging_config=None,  # service.logs configures JSON logging
         debug=False,
     )
-    app.serve_before_framework(HOT_ROUTES, service_middleware)
+    app.serve_before_framework(service_middleware)
     describe_request_bodies(app)
     describe_headers(app)
     finish_document(app)
     return app
-
-
-HOT_ROUTES: Final = (
-    HotRoute("GET", FEED_PATH, "/v1/daily/{day}"),
-    HotRoute("POST", ANALYZE_PATH, "/v1/analyze"),
-    HotRoute("POST", RUNS_PATH, "/v1/daily/{day}/runs"),
-)
-
-
-def framework_middleware(app: ASGIApp) -> ASGIApp:
-    """The service's middleware as the framework runs it, on each route."""
-    return in_framework(service_middleware(app), app)
-
-
-def service_middleware(app: ASGIApp) -> ASGIApp:
-    """The service's own middleware around ``app``, outermost first (the log and metrics
-    and the rate limits are the app's, ``App``): one reading of the headers (a request on
-    any path, the feed's too), the Daily Dice feed (the hottest path, with no text: before
-    the language), the language, the hot POSTs."""
-    hot = hot_posts({ANALYZE_PATH: analyze_answer, RUNS_PATH: official_run_answer})(app)
-    feed = daily_feed_middleware(language_middleware(hot))
-    return one_reading_middleware(feed)

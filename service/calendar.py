@@ -1,17 +1,21 @@
 """Daily dates in players' time zones: which dates are open, and streaks.
 
-Pure functions of an instant and a time zone (the app's one clock supplies the
-instant). Dates are calendar dates, so daylight-saving changes never break or
-double a day, and a date is played at most once (a key in the schema).
+Functions of an instant and a time zone (the app's one clock supplies the instant),
+pure but for one cache (``_days``, a zone's today for its UTC minute) that changes no
+answer. Dates are calendar dates, so daylight-saving changes never break or double a
+day, and a date is played at most once (a key in the schema).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import pairwise
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, Protocol
 from zoneinfo import ZoneInfo
+
+from service.caching import LRU, cached
 
 GRACE: Final = timedelta(minutes=15)
 """After local midnight, the date just ended stays open this long."""
@@ -21,8 +25,9 @@ LATEST_UTC_OFFSET: Final = timedelta(hours=12)  # and ends last at UTC-12
 
 MINUTE: Final = timedelta(minutes=1)
 DAYS_KEPT: Final = 4096
-"""Time zones whose day at the latest minute asked is kept (``_day``)."""
-_days: dict[str, tuple[int, date, bool]] = {}
+"""Time zones whose day at the latest minute asked is kept (``_day``): every zone there
+is (some 600), and room for the names a client may send for them."""
+_days: LRU[str, tuple[int, date, bool]] = LRU("calendar_days", DAYS_KEPT)
 
 
 def day_at(now: datetime, time_zone: str) -> tuple[date, bool]:
@@ -54,9 +59,7 @@ def _day(now: datetime, time_zone: str) -> tuple[date, bool]:
         return found[1], found[2]
     today, grace, whole_minutes = _day_and_offsets(now, time_zone)
     if whole_minutes:
-        if len(_days) >= DAYS_KEPT:
-            _days.clear()
-        _days[time_zone] = (minute, today, grace)
+        _days.put(time_zone, (minute, today, grace))
     return today, grace
 
 
@@ -88,6 +91,45 @@ def open_dates(
     if grace and (closed_before is None or today - timedelta(1) >= closed_before):
         return today, today - timedelta(days=1)
     return (today,)
+
+
+class Resident(Protocol):
+    """Where a player's dates come from: their time zone, and the date before which every
+    date has closed for them (a change of time zone; None: none)."""
+
+    @property
+    def time_zone(self) -> str: ...
+
+    @property
+    def closed_before(self) -> date | None: ...
+
+
+def is_open_for(player: Resident, day: date, now: datetime) -> bool:
+    """Whether ``player`` may play ``day`` at ``now`` (``open_dates``): the one rule,
+    whichever way a run is sent (its player looked up first, or with the batch that
+    stores it)."""
+    return day in open_dates(now, player.time_zone, player.closed_before)
+
+
+ISO_DATE: Final = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
+"""The shape of a date a client writes (YYYY-MM-DD), as a regular expression."""
+_ISO_DATE: Final = re.compile(ISO_DATE)
+
+
+def named_date(text: str) -> date | None:
+    """The date ``text`` names as YYYY-MM-DD, or None. Only text shaped as a date is
+    kept (``_date_of``): anything else a client sends is refused before it costs memory."""
+    if len(text) != 10 or not _ISO_DATE.fullmatch(text):
+        return None
+    return _date_of(text)
+
+
+@cached("dates_named", bound=4096)
+def _date_of(text: str) -> date | None:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def has_begun(day: date, now: datetime) -> bool:

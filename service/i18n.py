@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import date
-from functools import cache, lru_cache
 from pathlib import Path
 from typing import Final, Literal
 
@@ -33,11 +32,16 @@ from babel.support import Translations
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.caching import cached
+
 Language = Literal["en", "nb", "nl", "de"]
 LANGUAGES: Final[tuple[Language, ...]] = ("en", "nb", "nl", "de")
 DEFAULT: Final[Language] = "en"
 LOCALES: Final = Path(__file__).parent / "locales"
 DOMAINS: Final = ("shutbox", "play")
+_CATALOGS_KEPT: Final = len(LANGUAGES) * len(DOMAINS) * 2
+"""Every language's domains, asked with the domain named or left to its default (a
+cache keys on the arguments as given)."""
 
 # Primary language tags we answer; Norwegian and Nynorsk readers get bokmål.
 _OURS: Final[dict[str, Language]] = {
@@ -65,7 +69,7 @@ def negotiate(accept_language: str | None) -> Language | None:
     return _negotiate(accept_language[:_HEADER_LIMIT])
 
 
-@lru_cache(maxsize=1024)  # the headers of a few browsers, again and again: kept short
+@cached("accept_language", 1024)  # the headers of a few browsers, again and again
 def _negotiate(accept_language: str) -> Language | None:
     choices: list[tuple[float, int, str]] = []
     for position, item in enumerate(accept_language.split(",")):
@@ -143,7 +147,7 @@ def speaking(language: Language) -> Iterator[None]:
         _current.reset(token)
 
 
-@cache
+@cached("catalogs", _CATALOGS_KEPT)
 def catalog(language: Language, domain: str = "shutbox") -> Catalog | None:
     """The messages of a language's ``.po`` file (None: the language has none)."""
     path = LOCALES / language / "LC_MESSAGES" / f"{domain}.po"
@@ -153,7 +157,7 @@ def catalog(language: Language, domain: str = "shutbox") -> Catalog | None:
         return read_po(source, locale=language, domain=domain)
 
 
-@cache
+@cached("translations", _CATALOGS_KEPT)
 def translations(language: Language, domain: str = "shutbox") -> Translations:
     """The catalog of a language, compiled from its ``.po`` file when first used."""
     messages = catalog(language, domain)

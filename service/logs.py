@@ -212,7 +212,7 @@ class RequestMetrics:
 def _observe_all(histogram: Histogram, values: list[float]) -> None:
     """``histogram.observe(value)`` for each value, with one write a bucket: to the
     histogram's own sum and bucket values, which ``observe`` writes (prometheus_client
-    keeps them private; ``tests/test_metrics.py`` holds this to ``observe``)."""
+    keeps them private; ``tests/integration/test_metrics.py`` holds this to ``observe``)."""
     bounds = histogram._upper_bounds
     counts = [0] * len(bounds)
     for value in values:

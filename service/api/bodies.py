@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any, Final
 
 import msgspec
@@ -25,6 +24,7 @@ from litestar import Litestar, Request
 from litestar.handlers import HTTPRouteHandler
 
 from service.api import problems
+from service.caching import cached
 from service.i18n import N_, _
 
 DATA: Final = "data"  # the parameter of a handler that takes the request body
@@ -58,7 +58,7 @@ def body_type_of(handler: HTTPRouteHandler) -> Any | None:
     return None if field is None else field.annotation
 
 
-@lru_cache(maxsize=64)
+@cached("body_decoders", 64)  # one a body type: the handlers' few
 def _decoder(body_type: Any) -> msgspec.json.Decoder[Any]:
     return msgspec.json.Decoder(body_type, strict=True)
 

@@ -325,7 +325,7 @@ class BoxesController(Controller):
             issued = await sequences.stored(database, services.cache, found.sequence_id)
             assert issued is not None, "a box's sequence is stored with it"
             moves = [move_in(m) for m in data.moves]
-            await held_tables(request, issued.rules)
+            await held_tables(request.scope, issued.rules)
             result = run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
             owners = (
                 await boxes.run_of(database, found.code, found.owner_id)

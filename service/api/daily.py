@@ -17,15 +17,14 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import date, datetime
-from functools import lru_cache
-from typing import Annotated, Final, NamedTuple
+from typing import Annotated, Final, Literal, NamedTuple
 
 import msgspec
 from litestar import Controller, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter, QueryParameter
 from litestar.response.base import ASGIResponse
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import Scope
 
 from service.api import problems
 from service.api.bodies import decode
@@ -36,10 +35,17 @@ from service.api.deps import (
     PlayerDep,
     Services,
     ServicesDep,
+    no_such_player,
     optional_player,
-    player_of_header,
+    player_of_hash,
 )
-from service.api.hot import DATABASE_DOWN, Answer, content_length, header, send_whole
+from service.api.front.hot import (
+    BEFORE_FRAMEWORK,
+    Answer,
+    content_length,
+    header,
+)
+from service.api.front.reading import bearer_token
 from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
 from service.api.problems import created, documented, not_modified, resubmitted
@@ -52,26 +58,27 @@ from service.api.schemas import (
     OfficialRunResult,
     RulesOut,
     RunResult,
+    Streak,
     move_in,
     rules_out,
+    run_result,
 )
 from service.api.tables import held_tables
-from service.calendar import has_begun, has_closed_everywhere, local_today
-from service.daily import DateNotOpen
-from service.i18n import LOCALISED, _, long_date, ngettext, number
-from service.rules.analysis import Hindsight
+from service.caching import IdentityMemo
+from service.calendar import has_begun, has_closed_everywhere, local_today, named_date
+from service.daily import DateNotOpen, Submission, TokenHash
+from service.i18n import LOCALISED, _, current, long_date, ngettext, number
+from service.rules.analysis import Hindsight, Report
 from service.rules.ruleset import Roll
 from service.settings import Settings
 from service.store import daily
 from service.store.daily import DailyRun, UnknownToken
 from service.store.db import Connection
 from service.store.players import PlayerRow, token_hash
+from service.store.ranks import Rank
 from service.store.runs import AlreadyPlayed
 
 CACHE_CONTROL: Final = b"public, max-age=86400"
-FEED_PREFIX: Final = "/v1/daily/"
-FEED_DATES_KEPT: Final = 1000
-_ISO_DATE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}
 UNPLAYABLE: Final = "⬛"
 
@@ -155,25 +162,9 @@ class ShareText(msgspec.Struct, frozen=True):
     ]
 
 
-def _calendar_date(text: str) -> date | None:
-    """The date a path segment names, or None. Only text shaped as a date reaches the
-    cache: anything else a client sends is refused before it costs memory."""
-    if len(text) != 10 or not _ISO_DATE.fullmatch(text):
-        return None
-    return _date_of(text)
-
-
-@lru_cache(maxsize=4096)
-def _date_of(text: str) -> date | None:
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        return None
-
-
 def parse_date(text: str) -> date:
     """A path's date, or 400 saying why it is not one (without repeating the text)."""
-    day = _calendar_date(text)
+    day = named_date(text)
     if day is None:
         raise problems.INVALID_DATE(
             _("That is not a calendar date; use YYYY-MM-DD, e.g. {example}.", example="2026-11-29")
@@ -208,7 +199,7 @@ class Feed(NamedTuple):
     not_modified: CachedHeaders
 
 
-async def _daily_answer(services: Services, when: date, now: datetime) -> Feed:
+async def make_feed(services: Services, when: date, now: datetime) -> Feed:
     """The Daily Dice of a date, encoded, and its ETag."""
     issued = await services.daily.dice(when, now)
     body = _encoder.encode(
@@ -262,45 +253,49 @@ def feed_answer(feed: Feed, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]
     return 200, [*feed.headers], feed.body
 
 
-def daily_feed_middleware(app: ASGIApp) -> ASGIApp:
-    """``GET /v1/daily/{date}`` for a date this process has served before: answered
-    from its encoded copy before the handler (no parameters parsed, no dependencies
-    resolved: the hottest path of the service, and the dice of a date never change).
-    Any other request, and the first for a date, goes on to ``DailyController.daily``.
-    (Litestar runs app middleware after routing: the route template is set already.)"""
-
-    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        path: str = scope["path"]
-        if scope.get("method") == "GET" and path.startswith(FEED_PREFIX):
-            day = _calendar_date(path[len(FEED_PREFIX) :])
-            services: Services | None = getattr(scope["app"].state, "services", None)
-            feed = services.daily_feed.get(day) if day and services else None
-            if feed and day and services and has_begun(day, services.clock.now()):
-                await send_whole(send, *feed_answer(feed, scope))
-                return
-        await app(scope, receive, send)
-
-    return middleware
+async def daily_feed(services: Services, day: str) -> Feed:
+    """The Daily Dice of the date a path names, encoded: made once a date and process,
+    then kept (the dice of a date never change once issued). Raises the date's problem.
+    The handler's and the feed middleware's one way to them."""
+    when = parse_date(day)
+    now = services.clock.now()
+    check_begun(when, services.settings, now)
+    feed = services.daily_feed.get(when)
+    if feed is None:
+        feed = await make_feed(services, when, now)
+        services.daily_feed.put(when, feed)
+    return feed
 
 
 async def submit_run(
-    services: Services, player: PlayerRow, day: str, data: RunSubmission, request: Keyed
+    services: Services,
+    runner: PlayerRow | TokenHash,
+    day: str,
+    data: RunSubmission,
+    request: Keyed,
 ) -> Answer:
-    """``DailyController.submit``'s answer, or the problem it raises (nothing stored)."""
+    """Submit an official run of ``day`` (``DailyRuns.submit``), the one use case both
+    ways take (the handler and ``official_run_answer``): its status and encoded answer,
+    or the problem it raises, nothing stored. A run with an idempotency key needs its
+    player first (the key is the player's); without one, a token's player is looked up
+    with the batch that stores the run."""
     when = parse_date(day)
     now = services.clock.now()
     check_begun(when, services.settings, now)
     moves = [move_in(m) for m in data.moves]
+    if request.key is not None and isinstance(runner, TokenHash):
+        runner = await player_of_hash(runner.digest, services)
+    scope = f"player:{runner.id}" if isinstance(runner, PlayerRow) else ""  # no key, no scope
 
-    async def produce(connection: Connection | None) -> Answer:
-        created, body = await services.daily.submit(
-            player, when, moves, services.clock.now(), connection
-        )
-        return (201 if created else 200), body
+    async def produce(connection: Connection | None) -> tuple[int, bytes]:
+        done = await services.daily.submit(runner, when, moves, services.clock.now(), connection)
+        return (201 if done.created else 200), submitted(done)
 
     try:
-        answer = await answer_keyed(request, services, f"player:{player.id}", produce)
-    except DateNotOpen:
+        answer = await answer_keyed(request, services, scope, produce)
+    except UnknownToken:
+        raise no_such_player() from None
+    except DateNotOpen as refused:
         now = services.clock.now()
         raise problems.DATE_NOT_OPEN(
             _(
@@ -308,8 +303,8 @@ async def submit_run(
                 "open until 15 minutes after its local midnight, and a date that closed "
                 "for you stays closed after a change of time zone.",
                 date=long_date(when),
-                time_zone=player.time_zone,
-                today=long_date(local_today(now, player.time_zone)),
+                time_zone=refused.player.time_zone,
+                today=long_date(local_today(now, refused.player.time_zone)),
             ),
         ) from None
     except AlreadyPlayed as played:
@@ -327,45 +322,65 @@ async def submit_run(
     return answer.status, answer.body
 
 
+class AddedBySubmission(msgspec.Struct, frozen=True):
+    """What a ``DailyRunResult`` has beyond its ``RunResult``, in its order."""
+
+    run_id: str
+    official: Literal[True]
+    streak: Streak
+    rank: Rank
+
+
+_results: IdentityMemo[Report, tuple[str, str], bytes] = IdentityMemo(
+    "run_results_encoded",
+    1024,
+    lambda verified, shown: _encoder.encode(run_result(verified, shown[1])),
+)
+"""A kept run's result, encoded once per language (and sequence): ``submitted``."""
+
+
+def submitted(done: Submission) -> bytes:
+    """A submission's answer, encoded: its verified result, its id, the streak after it
+    and its rank as it stood then. The run result is the same for every player who sent
+    that run (``DailyRuns.verified``), so it is encoded once, and the submission's own
+    fields joined to it: the bytes of the ``DailyRunResult`` (a test holds them to it)."""
+    result = _results(done.verified, (current(), done.sequence))
+    run = done.run
+    added = AddedBySubmission(
+        run_id=str(run.id), official=True, streak=streak_of(run), rank=run.rank_at_submission
+    )
+    return result[:-1] + b"," + _encoder.encode(added)[1:]
+
+
+def streak_of(run: DailyRun) -> Streak:
+    """The player's streak as it stood after the run."""
+    return Streak(
+        current=run.streak_current,
+        best=run.streak_best,
+        last_played=run.streak_last_played,
+        played_today=run.played_today,
+    )
+
+
 _submission = msgspec.json.Decoder(RunSubmission, strict=True)
 
 
 async def official_run_answer(scope: Scope, body: bytes, path: re.Match[str]) -> Answer | None:
-    """``POST /v1/daily/{date}/runs`` when all goes well (``service.api.hot``): a known
-    player's run, verified, stored and answered (201, or 200 for the identical run
-    again, with or without an idempotency key). Else None, nothing stored: the handler
-    answers (problems included); a database that cannot answer raises."""
+    """``POST /v1/daily/{date}/runs`` before the framework (``service.api.front.hot``):
+    ``submit_run``, as the handler calls it. A problem goes on to the handler, nothing
+    stored, which answers it from the start (a bad token before a bad run, as always):
+    None."""
     services: Services = scope["app"].state.services
+    key = header(scope, IDEMPOTENCY_KEY.encode())
+    request = Keyed(key, "POST", scope.get("root_path", "") + scope["path"], body)
     try:
-        authorization = header(scope, b"authorization") or ""
-        key = header(scope, IDEMPOTENCY_KEY.encode())
-        if key is None:
-            return await _submit_by_token(services, authorization, path[1], body)
-        player = await player_of_header(authorization, services)
+        token = bearer_token(header(scope, b"authorization") or "")
+        if token is None:
+            return None
         data = decode(_submission, body)
-        request = Keyed(key, "POST", scope.get("root_path", "") + scope["path"], body)
-        return await submit_run(services, player, path[1], data, request)
-    except DATABASE_DOWN:
-        raise
-    except Exception:
+        return await submit_run(services, TokenHash(token_hash(token)), path[1], data, request)
+    except problems.ANSWERED:
         return None
-
-
-async def _submit_by_token(services: Services, authorization: str, day: str, body: bytes) -> Answer:
-    """A run without an idempotency key, its player looked up with the batch that
-    stores it (``DailyRuns.submit_by_token``). Raises what the handler answers better:
-    it answers again from the start (a bad token before a bad run, as always)."""
-    scheme, _space, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise UnknownToken
-    data = decode(_submission, body)
-    when = parse_date(day)
-    now = services.clock.now()
-    check_begun(when, services.settings, now)
-    _player, created, body = await services.daily.submit_by_token(
-        token_hash(token.strip()), when, [move_in(m) for m in data.moves], now
-    )
-    return (201 if created else 200), body
 
 
 class DailyController(Controller):
@@ -374,6 +389,7 @@ class DailyController(Controller):
 
     @get(
         "/{day:str}",
+        opt={BEFORE_FRAMEWORK: True},  # service.api.front.stack.daily_feed_middleware
         operation_id="getDailyDice",
         summary="The Daily Dice of a date",
         description=(
@@ -392,19 +408,9 @@ class DailyController(Controller):
         },
     )
     async def daily(self, request: AnyRequest, day: DatePath) -> ASGIResponse:
-        # The first request for a date in this process (``daily_feed_middleware`` answers
-        # the others): the services come straight from the app state.
-        services: Services = request.app.state.services
-        when = parse_date(day)
-        now = services.clock.now()
-        check_begun(when, services.settings, now)
-        # The dice of a date never change once issued: keep the encoded answer per date.
-        feed = services.daily_feed.get(when)
-        if feed is None:
-            feed = await _daily_answer(services, when, now)
-            if len(services.daily_feed) >= FEED_DATES_KEPT:
-                services.daily_feed.pop(next(iter(services.daily_feed)))
-            services.daily_feed[when] = feed
+        # A request the feed middleware did not answer (a date's problem, a browser's
+        # request with CORS): the services come straight from the app state.
+        feed = await daily_feed(request.app.state.services, day)
         status, headers, body = feed_answer(feed, request.scope)
         return ASGIResponse(
             body=body, status_code=status, headers=[(k.decode(), v.decode()) for k, v in headers]
@@ -412,6 +418,7 @@ class DailyController(Controller):
 
     @post(
         "/{day:str}/runs",
+        opt={BEFORE_FRAMEWORK: official_run_answer},
         operation_id="submitDailyRun",
         summary="Submit the official run of a date",
         description=(
@@ -461,7 +468,13 @@ class DailyController(Controller):
     ) -> OfficialRunResult:
         when = parse_date(day)
         stored = await official_run(services, player, when)
-        return await services.daily.shown_now(stored, services.clock.now())
+        verified, sequence = await services.daily.replayed(stored, services.clock.now())
+        return OfficialRunResult(
+            **msgspec.structs.asdict(run_result(verified, sequence)),
+            run_id=str(stored.id),
+            official=True,
+            rank=await services.daily.rank_now(stored),
+        )
 
     @get(
         "/{day:str}/leaderboard",
@@ -503,7 +516,7 @@ class DailyController(Controller):
                 )
         issued = await services.daily.dice(when, now)
         rules = issued.rules
-        tables = await held_tables(request, rules)
+        tables = await held_tables(request.scope, rules)
         best_possible = Hindsight(tables, issued.dice).best(rules.start_position, 0)
         board = await daily.leaderboard(services.pool, when, limit)
         histogram = board.histogram
@@ -534,6 +547,5 @@ class DailyController(Controller):
     async def share(self, player: PlayerDep, services: ServicesDep, day: DatePath) -> ShareText:
         when = parse_date(day)
         stored = await official_run(services, player, when)
-        return ShareText(
-            text=share_text(when, await services.daily.replayed(stored, services.clock.now()))
-        )
+        verified, sequence = await services.daily.replayed(stored, services.clock.now())
+        return ShareText(text=share_text(when, run_result(verified, sequence)))

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import asyncpg
 from litestar import Request
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
+from litestar.plugins.problem_details import ProblemDetailsException
 
 from service.api import problems
+from service.api.front.ratelimit import RateLimiter
+from service.api.front.reading import bearer_token
+from service.caching import LRU
 from service.clock import Clock
 from service.daily import DailyRuns
 from service.i18n import _, player_language
@@ -29,6 +33,8 @@ if TYPE_CHECKING:
     from service.api.ops import DatabaseState
 
 AnyRequest = Request[Any, Any, Any]
+FEED_DATES_KEPT: Final = 1000
+"""Dates whose Daily Dice answer a process keeps encoded: about three years."""
 
 
 class Services:
@@ -42,7 +48,8 @@ class Services:
         self.settings = settings
         self.histograms = Histograms(pool, cache, clock)
         self.dice_in_play = DiceInPlay(pool, cache, settings.secret_bytes)
-        self.daily_feed: dict[date, Feed] = {}  # the Daily Dice answers served
+        # The Daily Dice answers served, by date (a date's about 300 bytes).
+        self.daily_feed: LRU[date, Feed] = LRU("daily_feed", bound=FEED_DATES_KEPT)
         # The readiness checks asked at once share one (a crowd takes one connection).
         self.readiness: SharedFlight[tuple[DatabaseState, RedisState]] = SharedFlight()
         # Concurrent requests share their round trips (one query, one commit a batch).
@@ -55,6 +62,14 @@ class Services:
         # The runs sent without an idempotency key: their players looked up with the batch.
         by_token: Batcher[TokenRun, tuple[PlayerRow, Stored]] = Batcher(
             lambda runs: store_daily.submit_batch_by_tokens(pool, runs)
+        )
+        self.limiter = RateLimiter(
+            cache,
+            settings.address_limit,
+            settings.token_limit,
+            settings.trusted_proxies,
+            settings.operation_limits,
+            ipv6_prefix=settings.rate_limit_ipv6_prefix,
         )
         self.daily = DailyRuns(
             pool, cache, settings.secret_bytes, self.histograms, daily_batches, by_token
@@ -86,18 +101,30 @@ async def player_of(request: AnyRequest, services: Services) -> PlayerRow:
     return await player_of_header(request.headers.get("authorization", ""), services)
 
 
+_CHALLENGE: Final = {"WWW-Authenticate": "Bearer"}
+
+
+def no_such_player() -> ProblemDetailsException:
+    """The 401 of a well-formed token that belongs to no player."""
+    return problems.UNAUTHORIZED(_("This token belongs to no player."), headers=_CHALLENGE)
+
+
 async def player_of_header(header: str, services: Services) -> PlayerRow:
     """The player of an Authorization header's bearer token, else 401."""
-    scheme, _space, token = header.partition(" ")
-    challenge = {"WWW-Authenticate": "Bearer"}
-    if scheme.lower() != "bearer" or not token.strip():
+    token = bearer_token(header)
+    if token is None:
         raise problems.UNAUTHORIZED(
             _("Send the player's token: {header}.", header="Authorization: Bearer <token>"),
-            headers=challenge,
+            headers=_CHALLENGE,
         )
-    player = await services.players_by_token(players.token_hash(token.strip()))
+    return await player_of_hash(players.token_hash(token), services)
+
+
+async def player_of_hash(digest: bytes, services: Services) -> PlayerRow:
+    """The player of a bearer token's hash, else 401; the answer in their language."""
+    player = await services.players_by_token(digest)
     if player is None:
-        raise problems.UNAUTHORIZED(_("This token belongs to no player."), headers=challenge)
+        raise no_such_player()
     player_language(player.language)
     return player
 

@@ -5,7 +5,9 @@ asked while one is under way share it (``Services.readiness``). The metrics are 
 operator's scrapers only: a client address in ``SHUTBOX_METRICS_ALLOW`` (loopback by
 default) or a bearer of ``SHUTBOX_METRICS_TOKEN``; anyone else gets the 404 of a path
 that is not there. One rendering at a time per process, off the event loop, shared by the
-scrapes that ask meanwhile.
+scrapes that ask meanwhile. Beside the requests' counts and durations, every in-process
+cache's entries and bound (``service.caching``), read at the scrape: those of the worker
+that answers it (each worker keeps its own).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import hmac
 import os
-from typing import Annotated, Literal
+from collections.abc import Iterator
+from typing import Annotated, Final, Literal
 
 import asyncpg
 import msgspec
@@ -28,12 +31,16 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from service import logs
 from service.api import problems
 from service.api.deps import AnyRequest, ServicesDep
-from service.api.hot import header
-from service.api.ratelimit import LOOPBACK, RateLimiter, ip_of
+from service.api.front.hot import header
+from service.api.front.ratelimit import LOOPBACK, RateLimiter, ip_of
+from service.api.front.reading import bearer_token
+from service.caching import registered
 from service.i18n import _
 from service.settings import Settings
 from service.store.batch import SharedFlight
@@ -126,8 +133,7 @@ class MetricsController(Controller):
 
     @get()
     async def get(self, request: AnyRequest, services: ServicesDep) -> Response[bytes]:
-        limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
-        if not may_scrape(request.scope, services.settings, limiter):
+        if not may_scrape(request.scope, services.settings, services.limiter):
             raise problems.NOT_FOUND(_("No such resource"))
         logs.request_metrics.flush()
         body = await _rendering(lambda: asyncio.to_thread(_render))
@@ -137,17 +143,46 @@ class MetricsController(Controller):
 _rendering: SharedFlight[bytes] = SharedFlight()  # the process's metrics: one registry
 
 
+class CacheSizes(Collector):
+    """``shutbox_cache_entries`` and ``shutbox_cache_bound`` by cache, from the registry
+    of caches as it stands (caches of one name, such as each sequence's graded rolls,
+    added up)."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        entries = GaugeMetricFamily(
+            "shutbox_cache_entries", "Entries an in-process cache holds", labels=["cache"]
+        )
+        bounds = GaugeMetricFamily(
+            "shutbox_cache_bound", "The most entries an in-process cache holds", labels=["cache"]
+        )
+        sizes: dict[str, tuple[int, int]] = {}
+        for cache in registered():
+            held, bound = sizes.get(cache.name, (0, 0))
+            sizes[cache.name] = (held + len(cache), bound + cache.bound)
+        for name, (held, bound) in sizes.items():
+            entries.add_metric([name], held)
+            bounds.add_metric([name], bound)
+        yield entries
+        yield bounds
+
+
+_CACHE_SIZES: Final = CacheSizes()
+REGISTRY.register(_CACHE_SIZES)
+
+
 def _render() -> bytes:
-    """The metrics of this process, or of every worker's (``PROMETHEUS_MULTIPROC_DIR``)."""
+    """The metrics of this process, or of every worker's (``PROMETHEUS_MULTIPROC_DIR``),
+    and this process's caches."""
     registry = REGISTRY
     if "PROMETHEUS_MULTIPROC_DIR" in os.environ or "prometheus_multiproc_dir" in os.environ:
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        registry.register(_CACHE_SIZES)
     rendered: bytes = generate_latest(registry)
     return rendered
 
 
-def may_scrape(scope: Scope, settings: Settings, limiter: RateLimiter | None) -> bool:
+def may_scrape(scope: Scope, settings: Settings, limiter: RateLimiter) -> bool:
     """Whether a request may read the metrics: it sends the metrics token as its bearer,
     or comes from a client address the settings allow (through the trusted proxies, as
     the limits read it). A connection not over IP (a unix socket, an in-process client)
@@ -155,12 +190,11 @@ def may_scrape(scope: Scope, settings: Settings, limiter: RateLimiter | None) ->
     nobody's."""
     token = settings.metrics_token
     if token is not None:
-        scheme, _space, sent = (header(scope, b"authorization") or "").partition(" ")
-        sent_bytes = sent.strip().encode("latin-1")  # as the header came
-        if scheme.lower() == "bearer" and hmac.compare_digest(sent_bytes, token.encode()):
+        sent = bearer_token(header(scope, b"authorization") or "")
+        if sent is not None and hmac.compare_digest(sent.encode("latin-1"), token.encode()):
             return True
     peer = str((scope.get("client") or ("", 0))[0])
-    ip = ip_of(limiter.client_address(scope) if limiter is not None else peer)
+    ip = ip_of(limiter.client_address(scope))
     if ip is None and ip_of(peer) is None:
         ip = ip_of(LOOPBACK)
     return ip is not None and any(ip in network for network in settings.metrics_networks)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import unicodedata
 import uuid
 from datetime import UTC, date, datetime
-from functools import cache
 from typing import Annotated, Final
 from zoneinfo import available_timezones
 
@@ -22,6 +21,7 @@ from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.idempotency import answer_once
 from service.api.problems import documented
 from service.api.schemas import NAME, SCORE, SHUT, Streak, streak_out
+from service.caching import cached
 from service.calendar import local_today, open_dates
 from service.i18n import Language, _
 from service.store import daily, players
@@ -179,7 +179,7 @@ class HistoryEntry(msgspec.Struct, frozen=True):
     ]
 
 
-@cache
+@cached("time_zones", 1)  # one set: the zones of places
 def _zones() -> frozenset[str]:
     return frozenset(
         zone
@@ -421,7 +421,7 @@ class PlayersController(Controller):
         token = checked_token(data.token) or players.new_token()
         try:
             row = await players.claim(services.pool, code, token, services.clock.now())
-        except asyncpg.UniqueViolationError:
+        except players.TokenInUse:
             raise problems.TOKEN_TAKEN(
                 _("token: this token belongs to another player; make a new one.")
             ) from None

@@ -12,7 +12,7 @@ import logging
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal, Union
+from typing import Annotated, Any, Final, Literal, Union, cast
 
 import msgspec
 from litestar import Request, Response
@@ -224,7 +224,10 @@ TILE_REPEATED = _register("tile-repeated", 422, N_("A tile is listed twice"), Ti
 ONE_DIE_NOT_ALLOWED = _register(
     "one-die-not-allowed", 422, N_("One die is not allowed"), TileMembers
 )
-# A run's own causes, one per IllegalRun of the rules core (the three above as well).
+TWO_DICE_NOT_ALLOWED = _register(
+    "two-dice-not-allowed", 422, N_("One die must be rolled here"), TileMembers
+)
+# A run's own causes, one per IllegalRun of the rules core (the four above as well).
 MALFORMED_MOVE = _register("malformed-move", 422, _ILLEGAL_RUN, MoveMembers)
 TILE_NOT_OPEN = _register("tile-not-open", 422, _ILLEGAL_RUN, MoveMembers)
 WRONG_TOTAL = _register("wrong-total", 422, _ILLEGAL_RUN, MoveMembers)
@@ -238,6 +241,7 @@ ILLEGAL_RUN: Final = (
     NOT_A_TILE,
     TILE_REPEATED,
     ONE_DIE_NOT_ALLOWED,
+    TWO_DICE_NOT_ALLOWED,
     MALFORMED_MOVE,
     TILE_NOT_OPEN,
     WRONG_TOTAL,
@@ -389,12 +393,24 @@ def internal_error(request: Request[Any, Any, Any], exc: Exception) -> Response[
     ).to_response(request)
 
 
+_CLIENTS_OWN: Final[dict[type[Exception], Any]] = {
+    HTTPException: from_http_exception,
+    IllegalRun: from_illegal_run,
+    InvalidDice: from_invalid_dice,
+}
+ANSWERED: Final[tuple[type[Exception], ...]] = (ProblemDetailsException, *_CLIENTS_OWN)
+"""What a handler raises to answer a client's problem (a request to mend, not a fault
+of the service's): the fast path hands a request that meets one on to the handler."""
+
+
+def encoded(problem: ProblemDetailsException) -> bytes:
+    """A problem's body as the framework's exception layer sends it, member for member
+    (for an answer made once and sent many times: the 429)."""
+    return msgspec.json.encode(problem.to_response(cast("Any", None)).content)
+
+
 def plugin() -> ProblemDetailsPlugin:
-    mapping: dict[type[Exception], Any] = {
-        HTTPException: from_http_exception,
-        IllegalRun: from_illegal_run,
-        InvalidDice: from_invalid_dice,
-    }
+    mapping: dict[type[Exception], Any] = dict(_CLIENTS_OWN)
     for error in UNAVAILABLE:
         mapping[error] = from_database_error
     for error in TIMED_OUT:  # more specific than UNAVAILABLE: found first

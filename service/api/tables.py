@@ -4,16 +4,16 @@ awaits ``held_tables`` and then calls the pure functions (``report``, ``hint``,
 
 from __future__ import annotations
 
+from litestar.types import Scope
+
 from service.api import problems
-from service.api.deps import AnyRequest
-from service.api.ratelimit import RateLimiter
 from service.i18n import _
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED, Tables
 from service.solving import Solver, SolverBusy, TooManySolves
 
 
-async def held_tables(request: AnyRequest, rules: Rules) -> Tables:
+async def held_tables(scope: Scope, rules: Rules) -> Tables:
     """The tables of ``rules``, held in this process until the handler's next await.
 
     A variant solved nowhere yet takes a solve: 503 ``solver-busy`` when this process
@@ -22,9 +22,9 @@ async def held_tables(request: AnyRequest, rules: Rules) -> Tables:
     held = LOADED.get(rules)
     if held is not None:  # most requests: nothing to load, no client to charge
         return held
-    solver: Solver = request.app.state.solver
-    limiter: RateLimiter | None = getattr(request.app.state, "rate_limiter", None)
-    client = limiter.client_address(request.scope) if limiter is not None else None
+    state = scope["app"].state
+    solver: Solver = state.solver
+    client = state.services.limiter.client_address(scope)
     try:
         return await solver.tables(rules, client)
     except SolverBusy as busy:

@@ -13,11 +13,11 @@ hash slot: keys that must go together are made with ``Cache.key`` under one tag.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Final, Literal, TypeAlias, TypeVar
 
-from litestar.stores.memory import MemoryStore
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
@@ -26,10 +26,15 @@ from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException, RedisError
 
+from service.caching import LRU
+
 log = logging.getLogger("shutbox.cache")
 
 RETRY_AFTER_SECONDS: Final = 2.0
 LOCAL_COPY_SECONDS: Final = 3600
+LOCAL_COPIES_KEPT: Final = 10_000
+"""Values the in-process tier keeps (an issued sequence, a closed date's histogram: some
+hundreds of bytes each): the sequences and dates played within their hour, and more."""
 T = TypeVar("T")
 RedisState = Literal["up", "down", "not configured"]
 RedisClient: TypeAlias = Redis | RedisCluster
@@ -67,11 +72,55 @@ def connect_redis(url: str) -> RedisClient:
     )
 
 
+class LocalCopies:
+    """The in-process tier: the values set or read lately, each until it expires (as
+    long as Redis keeps it), the ``LOCAL_COPIES_KEPT`` most recently used."""
+
+    def __init__(self) -> None:
+        # key → (value, expires at on the monotonic clock; None: never)
+        self._copies: LRU[str, tuple[bytes, float | None]] = LRU(
+            "cache_local_copies", LOCAL_COPIES_KEPT
+        )
+
+    async def get(self, key: str) -> bytes | None:
+        found = self._copies.get(key)
+        if found is None:
+            return None
+        value, until = found
+        if until is not None and until <= time.monotonic():
+            self._copies.pop(key)
+            return None
+        return value
+
+    async def set(self, key: str, value: bytes, expires_in: int | None = None) -> None:
+        until = None if expires_in is None else time.monotonic() + expires_in
+        self._copies.put(key, (value, until))
+
+    async def delete(self, key: str) -> None:
+        self._copies.pop(key)
+
+    async def expires_in(self, key: str) -> int | None:
+        """The whole seconds ``key``'s copy has left (None: no copy, or one for good)."""
+        found = self._copies.peek(key)
+        if found is None or found[1] is None:
+            return None
+        left = found[1] - time.monotonic()
+        return math.ceil(left) if left > 0 else None
+
+    async def delete_expired(self) -> None:
+        """Forget the expired copies (housekeeping: each is forgotten when read, too)."""
+        now = time.monotonic()
+        for key in self._copies:
+            found = self._copies.peek(key)
+            if found is not None and found[1] is not None and found[1] <= now:
+                self._copies.pop(key)
+
+
 class Cache:
     def __init__(self, redis: RedisClient | None, prefix: str) -> None:
         self.redis = redis
         self.prefix = prefix
-        self.local = MemoryStore()
+        self.local = LocalCopies()
         self._down_until = 0.0
         # Asked of every rate-limited request; the cluster client's class answers
         # ``isinstance`` slowly (its bases are protocols).

@@ -19,8 +19,8 @@ import msgspec
 from service.calendar import (
     StreakRuns,
     current_streak,
+    is_open_for,
     local_today,
-    open_dates,
     streak_after,
     streak_runs,
 )
@@ -94,6 +94,44 @@ class DailyRun(msgspec.Struct, frozen=True):
         return rank_from(self.rank_better, self.rank_worse, self.rank_players)
 
 
+class StreakRow(msgspec.Struct, frozen=True):
+    """A player's row of streaks, as stored."""
+
+    player_id: uuid.UUID
+    latest_length: int
+    best: int
+    last_played: date
+
+
+class BatchRead(msgspec.Struct, frozen=True):
+    """What a batch of official runs reads before it writes (``daily_batch_read``, one
+    JSON object): each part of one shape, decoded in one call."""
+
+    runs: list[DailyRun]
+    """The runs already stored of the batch's (player, date) pairs."""
+    streaks: list[StreakRow]
+    """The streak rows of the batch's players who have one."""
+    played: dict[uuid.UUID, list[date]]
+    """Every date played, of each player a run of the batch comes out of order for
+    (before their latest date, or two dates in the batch); no one else's."""
+    histograms: dict[date, Histogram]
+    """The batch's dates' runs by score (a date none ended on yet: left out)."""
+
+
+class TokensRead(msgspec.Struct, frozen=True):
+    """``BatchRead`` of runs sent with bearer tokens, and their players
+    (``daily_batch_read_by_tokens``)."""
+
+    players: list[PlayerRow | None]
+    """The player of each run's token, in order (None: nobody's)."""
+    read: BatchRead
+    """What the runs of the players found read."""
+
+
+_batch_read = msgspec.json.Decoder(BatchRead)
+_tokens_read = msgspec.json.Decoder(TokensRead)
+
+
 class Stored(msgspec.Struct, frozen=True):
     """A submission's outcome: its run, new (201) or stored before (200, identical)."""
 
@@ -117,16 +155,16 @@ async def submit_batch(pool: asyncpg.Pool, runs: list[NewRun]) -> list[Outcome |
 
 
 async def stored(
-    connection: Connection, runs: list[NewRun], rows: list[asyncpg.Record] | None = None
+    connection: Connection, runs: list[NewRun], read: BatchRead | None = None
 ) -> list[Outcome | Exception]:
-    """The runs stored in two round trips (``stored_unlocked``; one when ``rows`` are read
-    already), else in a transaction that locks the players first. A batch that fails for
-    another reason than an unreachable database is tried again one submission at a time,
-    so that a submission that cannot be stored fails alone: its answer is the error."""
+    """The runs stored in two round trips (``stored_unlocked``; one when ``read`` already),
+    else in a transaction that locks the players first. A batch that fails for another
+    reason than an unreachable database is tried again one submission at a time, so that
+    a submission that cannot be stored fails alone: its answer is the error."""
     try:
-        if rows is None:
-            rows = await read_batch(connection, runs, lock=False)
-        unlocked = await stored_unlocked(connection, runs, rows)
+        if read is None:
+            read = await read_batch(connection, runs, lock=False)
+        unlocked = await stored_unlocked(connection, runs, read)
         return list(unlocked if unlocked is not None else await submit_all(connection, runs))
     except UNAVAILABLE:
         raise
@@ -142,43 +180,31 @@ async def submit_batch_by_tokens(
     """``submit_batch`` for runs sent with bearer tokens, their players looked up with
     the batch's reads (``daily_batch_read_by_tokens``): one round trip fewer than looking
     them up first. Each: its player and what ``submit_batch`` answers, or
-    ``UnknownToken``, ``NotOpen`` (nothing stored for either)."""
+    ``UnknownToken``, ``NotOpen`` (the date is not open for the player,
+    ``service.calendar.is_open_for``; nothing stored for either)."""
     async with pool.acquire() as connection:
-        rows: list[asyncpg.Record] = await connection.fetch(
-            QUERIES.daily_batch_read_by_tokens,
-            [run.token_hash for run in runs],
-            [run.day for run in runs],
-            sorted({run.day for run in runs}),
+        found = _tokens_read.decode(
+            await connection.fetchval(
+                QUERIES.daily_batch_read_by_tokens,
+                [run.token_hash for run in runs],
+                [run.day for run in runs],
+                sorted({run.day for run in runs}),
+            )
         )
-        found = {bytes(row["token_hash"]): _player(row) for row in rows if row["kind"] == "player"}
         answers: list[tuple[PlayerRow, Stored] | Exception | None] = [None] * len(runs)
         accepted: list[tuple[int, PlayerRow, NewRun]] = []
-        for at, run in enumerate(runs):
-            player = found.get(run.token_hash)
+        for at, (run, player) in enumerate(zip(runs, found.players, strict=True)):
             if player is None:
                 answers[at] = UnknownToken()
-            elif run.day in open_dates(run.submitted_at, player.time_zone, player.closed_before):
+            elif is_open_for(player, run.day, run.submitted_at):
                 accepted.append((at, player, _new_run(run, player)))
             else:
                 answers[at] = NotOpen(player)
         new_runs = [new for _at, _player_found, new in accepted]
-        read = [row for row in rows if row["kind"] != "player"]
-        outcomes = await stored(connection, new_runs, read) if new_runs else []
+        outcomes = await stored(connection, new_runs, found.read) if new_runs else []
     for (at, player, _new), outcome in zip(accepted, outcomes, strict=True):
         answers[at] = (player, outcome) if isinstance(outcome, Stored) else outcome
     return [answer for answer in answers if answer is not None]
-
-
-def _player(row: asyncpg.Record) -> PlayerRow:
-    return PlayerRow(
-        id=row["player_id"],
-        name=row["name"],
-        time_zone=row["time_zone"],
-        created_at=row["created_at"],
-        time_zone_changed_at=row["time_zone_changed_at"],
-        closed_before=row["closed_before"],
-        language=row["language"],
-    )
 
 
 def _new_run(run: TokenRun, player: PlayerRow) -> NewRun:
@@ -226,15 +252,15 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
 
 
 async def stored_unlocked(
-    connection: Connection, runs: list[NewRun], rows: list[asyncpg.Record]
+    connection: Connection, runs: list[NewRun], read: BatchRead
 ) -> list[Outcome] | None:
-    """``submit_all`` without a transaction, once ``rows`` are read (``read_batch``
-    without the lock): the write is one statement that first locks the players and
-    stores nothing if a streak read has changed meanwhile. None when that happened, or
+    """``submit_all`` without a transaction, from what ``read_batch`` read without the
+    lock (``read``): the write is one statement that first locks the players and stores
+    nothing if a streak read has changed meanwhile. None when that happened, or
     when a run of the batch came after it read the run's date (stored by another batch),
     or when a date comes out of order for its player: then nothing is stored,
     ``submit_all`` must."""
-    batch = Batch(runs, rows)
+    batch = Batch(runs, read)
     if batch.out_of_order:
         return None
     if batch.created:
@@ -245,46 +271,37 @@ async def stored_unlocked(
     return batch.outcomes
 
 
-async def read_batch(
-    connection: Connection, runs: list[NewRun], lock: bool
-) -> list[asyncpg.Record]:
+async def read_batch(connection: Connection, runs: list[NewRun], lock: bool) -> BatchRead:
     """The runs asked for, the players' streaks (and the dates they played, where a date
     comes out of order) and the dates' histograms (``daily_batch_read``)."""
-    rows: list[asyncpg.Record] = await connection.fetch(
-        QUERIES.daily_batch_read,
-        sorted({run.player_id for run in runs}),
-        [run.player_id for run in runs],
-        [run.day for run in runs],
-        sorted({run.day for run in runs}),
-        lock,
+    return _batch_read.decode(
+        await connection.fetchval(
+            QUERIES.daily_batch_read,
+            sorted({run.player_id for run in runs}),
+            [run.player_id for run in runs],
+            [run.day for run in runs],
+            sorted({run.day for run in runs}),
+            lock,
+        )
     )
-    return rows
 
 
 class Batch:
     """What storing ``runs`` in order does, from what was read: each one's outcome, the
     runs to store and their players' streaks after them, before and after."""
 
-    def __init__(self, runs: list[NewRun], rows: list[asyncpg.Record]) -> None:
-        player_ids = {run.player_id for run in runs}
-        self.read: dict[uuid.UUID, StreakRuns | None] = dict.fromkeys(player_ids)
-        played: dict[uuid.UUID, set[date]] = {}  # only where the function sent them
-        stored: dict[tuple[uuid.UUID, date], DailyRun] = {}
-        histograms: dict[date, Histogram] = {run.day: {} for run in runs}
-        for row in rows:
-            kind = row["kind"]
-            if kind == "streak":
-                self.read[row["player_id"]] = StreakRuns(
-                    row["streak_current"], row["streak_best"], row["streak_last_played"]
-                )
-            elif kind == "played":
-                played.setdefault(row["player_id"], set()).add(row["day"])
-            elif kind == "run":
-                stored[(row["player_id"], row["day"])] = row_as(DailyRun, row)
-            else:
-                histograms[row["day"]] = dict(zip(row["scores"], row["players"]))
+    def __init__(self, runs: list[NewRun], read: BatchRead) -> None:
+        self.read: dict[uuid.UUID, StreakRuns | None] = dict.fromkeys(
+            {run.player_id for run in runs}
+        )
+        for row in read.streaks:
+            self.read[row.player_id] = StreakRuns(row.latest_length, row.best, row.last_played)
+        # Only where the function sent them: a date out of order.
+        played = {player_id: set(days) for player_id, days in read.played.items()}
+        stored = {(run.player_id, run.day): run for run in read.runs}
         self.out_of_order = bool(played)
-        counts = {day: DayCounts(histogram) for day, histogram in histograms.items()}
+        days = {run.day for run in runs}
+        counts = {day: DayCounts(read.histograms.get(day, {})) for day in days}
         streaks = dict(self.read)
         self.outcomes: list[Outcome] = []
         self.created: list[DailyRun] = []

@@ -29,6 +29,7 @@ from typing import Final
 import asyncpg
 import msgspec
 
+from service.caching import LRU
 from service.calendar import has_begun, has_closed_everywhere
 from service.rules import fairplay
 from service.rules.dice import daily_sequence_id, derive_dice
@@ -59,7 +60,8 @@ class DiceInPlay:
         self.cache = cache
         self.secret = secret
         self.mark = fairplay.Mark(secret)
-        self._daily: dict[date, bytes] = {}  # a live date's deciding key
+        # A live date's deciding key: the live dates are at most the four around today.
+        self._daily: LRU[date, bytes] = LRU("live_date_keys", 4)
         self._unmarked = array("q")  # sorted: the keys of boxes made before the mark
         self._live: tuple[int, list[date]] = (-1, [])
 
@@ -88,7 +90,7 @@ class DiceInPlay:
         if minute != self._live[0]:
             self._live = (minute, live_dates(now))
             for old in [d for d in self._daily if d not in self._live[1]]:
-                del self._daily[old]
+                self._daily.pop(old)
         return self._live[1]
 
     async def _daily_key(self, day: date) -> bytes:
@@ -105,7 +107,8 @@ class DiceInPlay:
             dice = derive_dice(self.secret, sequence_id, _DAILY.rolls)
         else:
             dice = issued.dice
-        key = self._daily[day] = self._key(dice)
+        key = self._key(dice)
+        self._daily.put(day, key)
         return key
 
     @staticmethod

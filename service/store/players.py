@@ -13,13 +13,16 @@ import asyncpg
 import msgspec
 
 from service.i18n import Language
-from service.store.db import QUERIES, Connection, connection_of, row_as
+from service.store.db import QUERIES, Connection, connection_of
 
 TIME_ZONE_CHANGE_EVERY: Final = timedelta(hours=24)
 TRANSFER_CODE_VALID_FOR: Final = timedelta(minutes=15)
 
 
 class PlayerRow(msgspec.Struct, frozen=True):
+    """A player as the queries answer one (``player_row`` in ``sql/functions``: the row,
+    as JSON, but its token's hash): its fields are the columns read, named nowhere else."""
+
     id: uuid.UUID
     name: str | None
     time_zone: str
@@ -53,9 +56,13 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _player(row: asyncpg.Record | None) -> PlayerRow:
+_player_row = msgspec.json.Decoder(PlayerRow)
+_players = msgspec.json.Decoder(list[PlayerRow | None])
+
+
+def _player(row: str | None) -> PlayerRow:
     assert row is not None, "the statement returns the player's row"
-    return row_as(PlayerRow, row)
+    return _player_row.decode(row)
 
 
 async def create(
@@ -69,20 +76,21 @@ async def create(
     token is already a player's (the client's own retry: it holds the token)."""
     digest = token_hash(token)
     async with connection_of(database) as connection:
-        row = await connection.fetchrow(
+        row = await connection.fetchval(
             QUERIES.insert_player, uuid.uuid4(), name, time_zone, digest, now
         )
         if row is None:
-            existing = await connection.fetchrow(QUERIES.players_by_token, [digest])
-            raise TokenTaken(_player(existing))
+            [existing] = _players.decode(
+                await connection.fetchval(QUERIES.players_by_token, [digest])
+            )
+            assert existing is not None, "the token is taken: its player exists"
+            raise TokenTaken(existing)
     return _player(row)
 
 
 async def by_token_hashes(pool: asyncpg.Pool, hashes: list[bytes]) -> list[PlayerRow | None]:
     """The player of each token hash (None: no such player), in one query."""
-    rows = await pool.fetch(QUERIES.players_by_token, hashes)
-    found = {bytes(row["token_hash"]): _player(row) for row in rows}
-    return [found.get(digest) for digest in hashes]
+    return _players.decode(await pool.fetchval(QUERIES.players_by_token, hashes))
 
 
 async def update(
@@ -99,7 +107,7 @@ async def update(
     """Change the name (when ``set_name``), the time zone and the language (when given), in one
     statement. A new time zone at most once in 24 hours (else ``TimeZoneChangeTooSoon``,
     and nothing changes); dates before ``closed_before`` stay closed for good."""
-    row = await pool.fetchrow(
+    row = await pool.fetchval(
         QUERIES.update_player,
         player_id,
         set_name,
@@ -133,13 +141,21 @@ async def offer_transfer(
 async def claim(pool: asyncpg.Pool, code: str, token: str, now: datetime) -> PlayerRow | None:
     """Move the player behind a live transfer code to ``token``: the old token stops at
     once and the code is spent. The same claim again (same code, same token) finds the
-    player again, so a client that lost the answer can retry. None: no such code."""
+    player again, so a client that lost the answer can retry. None: no such code.
+    Raises ``TokenInUse`` for a token another player has."""
     digest = token_hash(token)
-    async with pool.acquire() as connection, connection.transaction():
-        player_id = await connection.fetchval(
-            QUERIES.spend_transfer, transfer_code_hash(code), now, digest
-        )
-        if player_id is None:
-            return None
-        row = await connection.fetchrow(QUERIES.retoken_player, player_id, digest)
+    try:
+        async with pool.acquire() as connection, connection.transaction():
+            player_id = await connection.fetchval(
+                QUERIES.spend_transfer, transfer_code_hash(code), now, digest
+            )
+            if player_id is None:
+                return None
+            row = await connection.fetchval(QUERIES.retoken_player, player_id, digest)
+    except asyncpg.UniqueViolationError:
+        raise TokenInUse from None
     return _player(row)
+
+
+class TokenInUse(Exception):
+    """The token a claim asks for belongs to another player."""

@@ -1,58 +1,37 @@
--- One round trip for a batch of official runs: the stored runs of its (player, date)
--- pairs, the players' streaks, and the dates a player played where a run is out of
--- order; each statement opens only its dates' monthly partitions (migrations 009 to 013
--- made it so; benchmarks/months.py measures it).
-CREATE OR REPLACE FUNCTION daily_batch_read(uuid[], uuid[], date[], date[], boolean)
-RETURNS TABLE (
-    kind               text,
-    player_id          uuid,
-    day                date,
-    id                 uuid,
-    moves              jsonb,
-    score              integer,
-    best_possible      integer,
-    rank_better        integer,
-    rank_worse         integer,
-    rank_players       integer,
-    streak_current     integer,
-    streak_best        integer,
-    streak_last_played date,
-    played_today       boolean,
-    submitted_at       timestamptz,
-    scores             integer[],
-    players            integer[]
-)
+-- One round trip for a batch of official runs, as one JSON object of four parts, each of
+-- one shape (service.store.daily.BatchRead): "runs", the stored rows of daily_runs of its
+-- (player, date) pairs ($2, $3); "streaks", the players' ($1) rows of streaks; "played",
+-- where a run is out of order, the dates its player played (player id: dates); and
+-- "histograms", the players of each date ($4) by score (date: {score: players}). First,
+-- when $5, the players locked. Each statement opens only its dates' monthly partitions
+-- (migrations 009 to 013 made it so; benchmarks/months.py measures it). Its times are
+-- written in UTC, whatever the session's time zone.
+DROP FUNCTION IF EXISTS daily_batch_read(uuid[], uuid[], date[], date[], boolean);
+CREATE FUNCTION daily_batch_read(uuid[], uuid[], date[], date[], boolean) RETURNS json
 LANGUAGE plpgsql VOLATILE
 SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off
-SET enable_material = off SET jit = off AS $$
+SET enable_material = off SET jit = off SET TimeZone = 'UTC' AS $$
 #variable_conflict use_column
 DECLARE
     asked_day date;
+    runs json[] := '{}';
     out_of_order uuid[];
+    played json := '{}';
 BEGIN
     IF $5 THEN
         PERFORM FROM players p WHERE p.id = ANY($1) ORDER BY p.id FOR UPDATE;
     END IF;
     FOREACH asked_day IN ARRAY $4 LOOP
-        RETURN QUERY
-        SELECT 'run', r.player_id, r.day, r.id, r.moves, r.score, r.best_possible,
-               r.rank_better, r.rank_worse, r.rank_players, r.streak_current,
-               r.streak_best, r.streak_last_played, r.played_today, r.submitted_at,
-               NULL::integer[], NULL::integer[]
-        FROM daily_runs r
-        WHERE r.day = asked_day
-          AND r.player_id = ANY (ARRAY(
-              SELECT a.player_id FROM unnest($2, $3) AS a(player_id, day)
-              WHERE a.day = asked_day
-          ));
+        runs := runs || ARRAY(
+            SELECT to_json(r)
+            FROM daily_runs r
+            WHERE r.day = asked_day
+              AND r.player_id = ANY (ARRAY(
+                  SELECT a.player_id FROM unnest($2, $3) AS a(player_id, day)
+                  WHERE a.day = asked_day
+              ))
+        );
     END LOOP;
-    RETURN QUERY
-    SELECT 'streak', s.player_id, NULL::date, NULL::uuid, NULL::jsonb, NULL::integer,
-           NULL::integer, NULL::integer, NULL::integer, NULL::integer, s.latest_length,
-           s.best, s.last_played, NULL::boolean, NULL::timestamptz, NULL::integer[],
-           NULL::integer[]
-    FROM streaks s
-    WHERE s.player_id = ANY($1);
     out_of_order := ARRAY(
         SELECT a.player_id
         FROM unnest($2, $3) AS a(player_id, day)
@@ -61,26 +40,33 @@ BEGIN
         HAVING count(DISTINCT a.day) > 1 OR bool_or(a.day < s.last_played)
     );
     IF cardinality(out_of_order) > 0 THEN
-        RETURN QUERY
-        SELECT 'played', r.player_id, r.day, NULL::uuid, NULL::jsonb, NULL::integer,
-               NULL::integer, NULL::integer, NULL::integer, NULL::integer, NULL::integer,
-               NULL::integer, NULL::date, NULL::boolean, NULL::timestamptz,
-               NULL::integer[], NULL::integer[]
-        FROM daily_runs r
-        WHERE r.player_id = ANY(out_of_order);
+        played := (
+            SELECT json_object_agg(d.player_id, d.days)
+            FROM (
+                SELECT r.player_id, array_agg(r.day) AS days
+                FROM daily_runs r
+                WHERE r.player_id = ANY(out_of_order)
+                GROUP BY r.player_id
+            ) d
+        );
     END IF;
-    RETURN QUERY
-    SELECT 'scores', NULL::uuid, h.day, NULL::uuid, NULL::jsonb, NULL::integer,
-           NULL::integer, NULL::integer, NULL::integer, NULL::integer, NULL::integer,
-           NULL::integer, NULL::date, NULL::boolean, NULL::timestamptz,
-           array_agg(h.score ORDER BY h.score),
-           array_agg(h.players ORDER BY h.score)
-    FROM (
-        SELECT c.day, c.score, sum(c.players)::integer AS players
-        FROM day_scores c
-        WHERE c.day = ANY($4) AND c.players > 0
-        GROUP BY c.day, c.score
-    ) h
-    GROUP BY h.day;
+    RETURN json_build_object(
+        'runs', runs,
+        'streaks', ARRAY(SELECT to_json(s) FROM streaks s WHERE s.player_id = ANY($1)),
+        'played', coalesce(played, '{}'),
+        'histograms', coalesce((
+            SELECT json_object_agg(h.day, h.players)
+            FROM (
+                SELECT c.day, json_object_agg(c.score, c.players) AS players
+                FROM (
+                    SELECT c.day, c.score, sum(c.players)::integer AS players
+                    FROM day_scores c
+                    WHERE c.day = ANY($4) AND c.players > 0
+                    GROUP BY c.day, c.score
+                ) c
+                GROUP BY c.day
+            ) h
+        ), '{}')
+    );
 END
 $$;

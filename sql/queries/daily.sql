@@ -13,43 +13,32 @@ FROM daily_runs WHERE player_id = $1 AND day = $2;
 -- What a batch of official runs reads before it writes, in one round trip: the stored
 -- runs of the batch's (player, date) pairs ($2, $3), the players' ($1) streaks (and the
 -- dates they played, for a date out of order) and the histograms of the batch's dates
--- ($4); first, when $5, the players locked (see the function).
-SELECT * FROM daily_batch_read($1::uuid[], $2::uuid[], $3::date[], $4::date[], $5::boolean);
+-- ($4); first, when $5, the players locked. One JSON object (see the function).
+SELECT daily_batch_read($1::uuid[], $2::uuid[], $3::date[], $4::date[], $5::boolean)::text;
 
 -- name: daily_batch_read_by_tokens
 -- daily_batch_read for runs sent with their players' bearer tokens, the players looked up
 -- in the same round trip: the token hashes ($1) and the dates ($2) of the runs, one each
--- a run, and their dates sorted ($3). First a 'player' row for each token hash that is a
--- player's (player_id, token_hash and the columns of players_by_token), then
--- daily_batch_read's rows for the runs of the players found.
-WITH found AS MATERIALIZED (
-    SELECT p.id, p.name, p.time_zone, p.created_at, p.time_zone_changed_at,
-           p.closed_before, p.language, p.token_hash
-    FROM players p
-    WHERE p.token_hash = ANY($1::bytea[])
-), asked AS MATERIALIZED (
-    SELECT f.id AS player_id, t.day, t.at
+-- a run, and their dates sorted ($3). One JSON object: "players", the player of each
+-- token hash in order (player_row; null: no player has it), and "read", what
+-- daily_batch_read reads for the runs of the players found. Each token is looked up by
+-- its key, whatever the plan the statement keeps.
+WITH asked AS MATERIALIZED (
+    SELECT t.at, t.day, (SELECT p FROM players p WHERE p.token_hash = t.token_hash) AS player
     FROM unnest($1::bytea[], $2::date[]) WITH ORDINALITY AS t(token_hash, day, at)
-    JOIN found f ON f.token_hash = t.token_hash
+), found AS MATERIALIZED (
+    SELECT a.at, a.day, (a.player).id AS player_id FROM asked a WHERE (a.player).id IS NOT NULL
 )
-SELECT 'player' AS kind, f.id AS player_id, NULL::date AS day, NULL::uuid AS id,
-       NULL::jsonb AS moves, NULL::integer AS score, NULL::integer AS best_possible,
-       NULL::integer AS rank_better, NULL::integer AS rank_worse,
-       NULL::integer AS rank_players, NULL::integer AS streak_current,
-       NULL::integer AS streak_best, NULL::date AS streak_last_played,
-       NULL::boolean AS played_today, NULL::timestamptz AS submitted_at,
-       NULL::integer[] AS scores, NULL::integer[] AS players, f.token_hash, f.name,
-       f.time_zone, f.created_at, f.time_zone_changed_at, f.closed_before, f.language
-FROM found f
-UNION ALL
-SELECT r.*, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-FROM daily_batch_read(
-    ARRAY(SELECT DISTINCT a.player_id FROM asked a ORDER BY 1),
-    ARRAY(SELECT a.player_id FROM asked a ORDER BY a.at),
-    ARRAY(SELECT a.day FROM asked a ORDER BY a.at),
-    $3::date[],
-    false
-) AS r;
+SELECT json_build_object(
+    'players', ARRAY(SELECT player_row(a.player) FROM asked a ORDER BY a.at),
+    'read', daily_batch_read(
+        ARRAY(SELECT DISTINCT f.player_id FROM found f ORDER BY 1),
+        ARRAY(SELECT f.player_id FROM found f ORDER BY f.at),
+        ARRAY(SELECT f.day FROM found f ORDER BY f.at),
+        $3::date[],
+        false
+    )
+)::text;
 
 -- name: daily_batch_write
 -- Store official runs ($1, JSON), their players' streaks after them ($2, JSON) and their

@@ -1,16 +1,19 @@
 -- name: insert_player
--- Create a player; the token is stored only as its hash. No row: the token is taken.
+-- Create a player (player_row); the token is stored only as its hash. No row: the token
+-- is taken.
 INSERT INTO players (id, name, time_zone, token_hash, created_at)
 VALUES ($1, $2, $3, $4, $5)
 ON CONFLICT (token_hash) DO NOTHING
-RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before, language;
+RETURNING player_row(players)::text;
 
 -- name: players_by_token
 -- The players bearer tokens belong to (looked up by the tokens' hashes), for a batch of
--- requests at once.
-SELECT id, name, time_zone, created_at, time_zone_changed_at, closed_before, language, token_hash
-FROM players
-WHERE token_hash = ANY($1::bytea[]);
+-- requests at once: a JSON array of the player of each hash in order (player_row; null:
+-- no player has it), each looked up by its key.
+SELECT coalesce(json_agg(
+    (SELECT player_row(p) FROM players p WHERE p.token_hash = t.token_hash) ORDER BY t.at
+), '[]')::text
+FROM unnest($1::bytea[]) WITH ORDINALITY AS t(token_hash, at);
 
 -- name: update_player
 -- Change a player's name ($2: whether to set it to $3), time zone ($4, kept when NULL) and
@@ -27,7 +30,7 @@ SET name = CASE WHEN $2 THEN $3 ELSE name END,
 WHERE id = $1
   AND ($4::text IS NULL OR $4::text = time_zone OR time_zone_changed_at IS NULL
        OR time_zone_changed_at <= $7)
-RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before, language;
+RETURNING player_row(players)::text;
 
 -- name: time_zone_changed_at
 -- When the player's time zone last changed.
@@ -51,7 +54,7 @@ RETURNING player_id;
 -- name: retoken_player
 -- Give a player a new token (its hash): the old one stops at once.
 UPDATE players SET token_hash = $2 WHERE id = $1
-RETURNING id, name, time_zone, created_at, time_zone_changed_at, closed_before, language;
+RETURNING player_row(players)::text;
 
 -- name: insert_players_bulk
 -- Many players at once (synthetic days for load tests): ids, names, time zones, token

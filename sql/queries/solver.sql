@@ -9,3 +9,13 @@ WHERE tiles = $1 AND one_die = $2 AND move_rule = $3 AND scoring = $4 AND encodi
 INSERT INTO solver_tables (tiles, one_die, move_rule, scoring, encoding, tables)
 VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT DO NOTHING;
+
+-- name: solver_tables_of_rules
+-- The packed tables of a newer rules variant (keyed by its rules) in one encoding, if it
+-- was ever solved.
+SELECT tables FROM solver_tables_of_rules WHERE rules = $1 AND encoding = $2;
+
+-- name: insert_solver_tables_of_rules
+-- Store a newer variant's tables once solved; a row stored first by another process stays.
+INSERT INTO solver_tables_of_rules (rules, encoding, tables) VALUES ($1, $2, $3)
+ON CONFLICT DO NOTHING;

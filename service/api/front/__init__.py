@@ -1,0 +1,16 @@
+"""The front of the API: what a request meets before (and around) its handler.
+
+In order, outermost first (``service.app.App`` puts them together):
+
+1. the request log and metrics (``service.logs``), HEAD made GET, the body's deadline
+   (``reading.body_in_time``);
+2. the rate limits (``ratelimit``), before the router, once a request;
+3. the hot routes (``hot``): the Daily Dice feed, ``POST /v1/analyze`` and official
+   daily runs answered before the framework by the handlers' own functions; the
+   routes come from the router (the handlers' ``opt``), the rest goes to Litestar;
+4. one reading of the headers (``reading``), the feed, the language
+   (``service.i18n``), the hot POSTs: the service's middleware, the same on both ways.
+
+``stack`` puts 4 together; ``litestar`` is the one module that touches Litestar's
+private API.
+"""

@@ -1,0 +1,244 @@
+"""The requests clients send most, answered before the framework:
+``POST /v1/analyze``, a player's official daily run, and the Daily Dice feed.
+
+``App`` runs the service's own middleware (log and metrics, language, rate limits,
+the feed and the answerers below) straight from the server for the routes whose
+handlers say so in their ``opt`` (``BEFORE_FRAMEWORK``; ``hot_routes`` reads them from
+the router). Whatever the middleware does not answer goes on to the framework, marked
+``FRONT`` so that the same middleware inside it lets the request through. Every other
+request takes the framework's way, middleware included. What it saves:
+docs/performance.md.
+
+A route's answerer is the handler's own function, handed the request's whole JSON body:
+it gives the status and encoded body to send, or None having stored nothing when it
+meets a problem (``problems.ANSWERED``): the request goes on to the handler, with the
+body read here handed on, which answers it from the start; so does a body too large or
+of unknown length. Any other exception is a bug, answered as the 500 problem
+(``last_resort``). A database that cannot answer is the exception: its 503 is answered
+here at once, rather than the handler trying the database again, and so is the 408 of a
+body that did not arrive in time (``service.api.front.reading``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Final, NamedTuple, Protocol, cast
+
+from litestar import Request
+from litestar.plugins.problem_details import ProblemDetailsException
+from litestar.routes import BaseRoute
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.api import problems
+from service.api.bodies import is_json
+from service.api.front.litestar import is_valid_host
+from service.api.problems import database_problem, internal_error
+from service.logs import ClientClosedRequest
+from service.store.db import TIMED_OUT, UNAVAILABLE
+
+DATABASE_DOWN: Final = (*TIMED_OUT, *UNAVAILABLE)
+"""What an answerer lets through instead of None: the database cannot answer now."""
+Answer = tuple[int, bytes]
+"""The status and the encoded JSON body of a response."""
+Answerer = Callable[[Scope, bytes, re.Match[str]], Awaitable[Answer | None]]
+"""Answers a request (its scope, its body, its path matched), or None for the handler;
+raises ``DATABASE_DOWN`` errors."""
+
+
+FRONT: Final = "shutbox.front"
+"""In a scope: the service's middleware ran before the framework (``App``)."""
+BEFORE_FRAMEWORK: Final = "before_framework"
+"""A route handler's ``opt`` naming how its requests are answered before the framework:
+its ``Answerer`` (a POST), or True (answered by a middleware of the service's own, the
+Daily Dice feed's)."""
+
+
+class HotRoute(NamedTuple):
+    method: str
+    path: re.Pattern[str]
+    """The route's path, its parameters each a group."""
+    template: str
+    """The route's template as the framework's router gives it (the metrics' label)."""
+    answerer: Answerer | None
+
+
+def hot_routes(routes: Iterable[BaseRoute]) -> tuple[HotRoute, ...]:
+    """The routes whose handlers are answered before the framework (``BEFORE_FRAMEWORK``
+    in their ``opt``), as the router has them."""
+    found = []
+    for route in routes:
+        for handler in getattr(route, "route_handlers", ()):
+            how = handler.opt.get(BEFORE_FRAMEWORK)
+            if how is None:
+                continue
+            static = re.split(r"\{[^}]*\}", route.path_format)
+            path = re.compile("([^/]+)".join(map(re.escape, static)))
+            answerer = how if callable(how) else None
+            found += [HotRoute(m, path, route.path_format, answerer) for m in handler.http_methods]
+    return tuple(found)
+
+
+def hot_template(routes: Sequence[HotRoute], scope: Scope, cors: bool) -> str | None:
+    """The template of the hot route a request takes, or None for the framework's way:
+    another route, a path under a root path (the router strips it), a host header the
+    router refuses (400), or a browser's request to a service with CORS (the framework's
+    CORS layer adds its headers)."""
+    method, path = scope.get("method"), scope["path"]
+    for route in routes:
+        if route.method == method and route.path.fullmatch(path):
+            break
+    else:
+        return None
+    if scope.get("root_path"):
+        return None
+    for name, value in scope["headers"]:
+        if (name == b"host" and not is_valid_host(value)) or (cors and name == b"origin"):
+            return None
+    return route.template
+
+
+def in_framework(middleware: ASGIApp, app: ASGIApp) -> ASGIApp:
+    """``middleware`` (wrapping ``app``) as the framework's middleware: let through a
+    request it has run on already, before the framework (``FRONT``)."""
+
+    async def once(scope: Scope, receive: Receive, send: Send) -> None:
+        await (app if FRONT in scope else middleware)(scope, receive, send)
+
+    return once
+
+
+def last_resort(app: ASGIApp) -> ASGIApp:
+    """Before the framework, what its exception layer does: an error raised before the
+    answer began is logged and answered with the 500 problem."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def send_marked(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await app(scope, receive, send_marked)
+        except ClientClosedRequest:
+            raise
+        except Exception as error:
+            if started:
+                raise
+            request: Request[Any, Any, Any] = Request(scope, receive)
+            response = internal_error(request, error)
+            await response.to_asgi_response(None, request)(scope, receive, send)
+
+    return middleware
+
+
+class Front(Protocol):
+    """The app, as the service's middleware sees it: its hot routes."""
+
+    hot_routes: Sequence[HotRoute]
+
+
+def hot_posts(app: ASGIApp) -> ASGIApp:
+    """A middleware answering the POSTs of the app's hot routes with their answerers."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        route, path = matched(scope) or (None, None)
+        answerer = route.answerer if route is not None else None
+        if answerer is None or path is None:
+            await app(scope, receive, send)
+            return
+        try:
+            body = await _whole_body(scope, receive)
+        except ProblemDetailsException as late:  # the body did not arrive in time
+            await problems.answer(late, scope, receive, send)
+            return
+        if body is None:
+            await app(scope, receive, send)
+            return
+        try:
+            answer = await answerer(scope, body, path)
+        except DATABASE_DOWN as error:
+            await problems.answer(database_problem(error), scope, receive, send)
+            return
+        if answer is None:
+            await app(scope, _replaying(body, receive), send)
+            return
+        status, content = answer
+        headers = [(b"content-type", b"application/json"), content_length(content)]
+        await send_whole(send, status, headers, content)
+
+    return middleware
+
+
+def content_length(body: bytes) -> tuple[bytes, bytes]:
+    return b"content-length", str(len(body)).encode()
+
+
+async def send_whole(
+    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes
+) -> None:
+    """A whole response in two messages, its headers as given (encoded already)."""
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
+
+
+def matched(scope: Scope) -> tuple[HotRoute, re.Match[str]] | None:
+    """The app's hot route a request takes and its path matched (its parameters the
+    groups), or None."""
+    method, path = scope.get("method"), scope["path"]
+    for route in cast("Front", scope["app"]).hot_routes:
+        if route.method == method:
+            found = route.path.fullmatch(path)
+            if found is not None:
+                return route, found
+    return None
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    """A request header's first value (as the framework decodes it), or None."""
+    for key, value in scope["headers"]:
+        if key == name:
+            text: str = value.decode("latin-1")
+            return text
+    return None
+
+
+async def _whole_body(scope: Scope, receive: Receive) -> bytes | None:
+    """The body of a JSON request that says its length, within the limit; else None,
+    having read nothing."""
+    length = media_type = None
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            length = value
+        elif name == b"content-type":
+            media_type = value
+    if length is None or not length.isdigit() or media_type is None:
+        return None
+    if not is_json(media_type.decode("latin-1").partition(";")[0].strip().lower()):
+        return None
+    if int(length) > scope["app"].state.services.settings.max_body_bytes:
+        return None
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            raise ClientClosedRequest
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands on the body already read, then the connection's own."""
+    sent = False
+
+    async def replay() -> Any:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay

@@ -1,0 +1,124 @@
+"""How a request is read, the same whichever way it takes (before the framework,
+``service.api.front.hot``, or the framework's own): its headers read once each, and its body
+within a time.
+
+A header that says how to read the request or who sends it (``SINGLE_HEADERS``) given
+twice is refused, 400, before anything reads it: which of the two counts is anybody's
+guess (the first, the last, both joined), and a proxy in front may have read the
+other one. A body that has not arrived whole within the body timeout of its headers is
+a 408, and the connection is closed: a client trickling a byte every few seconds holds
+no connection and no request for long. (The server's own timer,
+``SHUTBOX_HEADER_TIMEOUT``, ends with the headers: granian has none for a body.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any, Final
+
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from service.api import problems
+from service.i18n import _, language_middleware
+
+SINGLE_HEADERS: Final = (b"content-type", b"content-length", b"authorization")
+"""The headers a request may give once only (names as the server hands them: lower case)."""
+
+
+def repeated_header(headers: Iterable[tuple[bytes, bytes]]) -> bytes | None:
+    """The first of ``SINGLE_HEADERS`` the headers give more than once, or None."""
+    seen: list[bytes] = []
+    for name, _value in headers:
+        if name in SINGLE_HEADERS:
+            if name in seen:
+                return name
+            seen.append(name)
+    return None
+
+
+async def _refuse_repeated(scope: Scope, receive: Receive, send: Send) -> None:
+    name = repeated_header(scope["headers"]) or b""
+    problem = problems.INVALID_REQUEST(
+        _(
+            "The header {name} is given more than once; send it once.",
+            name=name.decode("latin-1").title(),
+        )
+    )
+    await problems.answer(problem, scope, receive, send)
+
+
+def one_reading_middleware(app: ASGIApp) -> ASGIApp:
+    """Refuse a request that gives one of ``SINGLE_HEADERS`` twice (400, in the request's
+    language); let the others through."""
+    refuse = language_middleware(_refuse_repeated)
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if repeated_header(scope["headers"]) is None:
+            await app(scope, receive, send)
+        else:
+            await refuse(scope, receive, send)
+
+    return middleware
+
+
+def body_in_time(receive: Receive, seconds: float) -> Receive:
+    """``receive`` for a request that has ``seconds`` from its first read to send its
+    whole body: past the deadline, the read under way raises the 408 problem
+    (``Connection: close``, so the server closes the connection once it is sent). Once
+    the body is whole, the connection's own ``receive`` (which waits for a disconnect
+    with no deadline).
+
+    One timer a request, set at its first read and cancelled once the body is whole
+    (most often at that very read): an ``asyncio.timeout`` around each read cost
+    twice as much, some 3.6 µs a request."""
+    whole = late = False
+    reading: asyncio.Task[Any] | None = None
+    timer: asyncio.TimerHandle | None = None
+
+    def too_late() -> None:
+        nonlocal late
+        late = True
+        if reading is not None:
+            reading.cancel()
+
+    async def receive_in_time() -> Any:
+        nonlocal whole, reading, timer
+        if whole:
+            return await receive()
+        if timer is None:
+            loop = asyncio.get_running_loop()
+            timer = loop.call_at(loop.time() + seconds, too_late)
+        if late:
+            raise _too_late(seconds)
+        reading = asyncio.current_task()
+        try:
+            message = await receive()
+        except asyncio.CancelledError:
+            if late and reading is not None and reading.uncancel() == 0:
+                raise _too_late(seconds) from None
+            raise
+        finally:
+            reading = None
+        whole = message["type"] != "http.request" or not message.get("more_body", False)
+        if whole:
+            timer.cancel()
+        return message
+
+    return receive_in_time
+
+
+def _too_late(seconds: float) -> Exception:
+    return problems.REQUEST_TIMEOUT(
+        _("The body did not arrive within {seconds} s of the headers.", seconds=f"{seconds:g}"),
+        headers={"Connection": "close"},
+    )
+
+
+def bearer_token(header: str | bytes) -> str | None:
+    """The token of an Authorization header's bearer credentials, or None: the one
+    reading of the header (the handlers', the fast path's, the rate limits')."""
+    text = header.decode("latin-1") if isinstance(header, bytes) else header
+    scheme, _space, token = text.partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None

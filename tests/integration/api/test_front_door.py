@@ -1,0 +1,203 @@
+"""The hot routes answered before the framework (``service.api.front.hot``) answer as the
+framework would: same templates for the metrics, same answers, CORS and host checks
+left to the framework, and a 500 problem for an error raised on the way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+
+from service.api.front import ratelimit
+from service.app import App, create_app
+from service.rules.dice import derive_dice
+from service.rules.ruleset import Rules
+from service.settings import Settings
+from tests.conftest import NOW, app_with
+from tests.integration.api.helpers import auth, daily_dice, new_player
+from tests.runs import legal_run, legal_runs
+
+pytestmark = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+
+DAY = NOW.date().isoformat()
+SAMPLES = {
+    "GET /v1/daily/{day}": ("GET", f"/v1/daily/{DAY}"),
+    "POST /v1/analyze": ("POST", "/v1/analyze"),
+    "POST /v1/daily/{day}/runs": ("POST", f"/v1/daily/{DAY}/runs"),
+}
+
+
+def test_each_hot_route_carries_the_template_the_router_gives(settings: Settings) -> None:
+    app = create_app(settings)
+    assert isinstance(app, App)
+    assert sorted(f"{route.method} {route.template}" for route in app.hot_routes) == sorted(SAMPLES)
+    for route in app.hot_routes:
+        method, path = SAMPLES[f"{route.method} {route.template}"]
+        assert route.path.fullmatch(path)
+        *_, template = app.asgi_router.handle_routing(path=path, method=method)
+        assert template == route.template
+
+
+def answer_of(response: httpx.Response) -> tuple[int, dict[str, str], Any]:
+    """The answer but its request id, what CORS adds for a browser, and its run's id and
+    rank (each side has a player of its own; the second ranks among two)."""
+    headers = {
+        k: v
+        for k, v in response.headers.items()
+        if k != "x-request-id" and not k.startswith("access-control-")
+    }
+    vary = [v.strip() for v in headers.pop("vary", "").split(",") if v.strip() != "Origin"]
+    if any(vary):
+        headers["vary"] = ", ".join(vary)
+    body = response.json()
+    if isinstance(body, dict):
+        for of_the_player in ("run_id", "official_run_id", "rank"):
+            body.pop(of_the_player, None)
+    return response.status_code, headers, body
+
+
+async def test_before_and_inside_the_framework_the_answers_are_the_same(
+    settings: Settings,
+) -> None:
+    """With CORS configured, a browser's request (Origin) takes the framework's way and
+    gets CORS headers; the same request without Origin is answered before it."""
+    origin = "https://play.example"
+    async with app_with(settings, cors_origins=[origin]) as client:
+        dice = derive_dice(b"front door", "box/F1", Rules().rolls)
+        analyze: dict[str, Any] = {"dice": dice, "moves": legal_run(dice)}
+        runs = legal_runs(await daily_dice(client, DAY), 2)
+        players = [await new_player(client), await new_player(client)]  # one each way
+        sent: list[tuple[str, str, Any, list[dict[str, str]]]] = [
+            ("GET", f"/v1/daily/{DAY}", None, [{}, {}]),
+            ("POST", "/v1/analyze", analyze, [{}, {}]),
+            ("POST", "/v1/analyze", {**analyze, "moves": analyze["moves"][:0]}, [{}, {}]),
+            ("POST", "/v1/analyze", {"dice": "no"}, [{}, {}]),
+            ("POST", f"/v1/daily/{DAY}/runs", {"moves": runs[0]}, [*map(auth, players)]),
+            ("POST", f"/v1/daily/{DAY}/runs", {"moves": runs[0]}, [*map(auth, players)]),
+            ("POST", f"/v1/daily/{DAY}/runs", {"moves": runs[1]}, [*map(auth, players)]),
+            (
+                "POST",
+                f"/v1/daily/{DAY}/runs",
+                {"moves": runs[0]},
+                [{"Authorization": "Bearer x"}] * 2,
+            ),
+        ]
+        for method, path, body, (as_front, as_framework) in sent:
+            content = None if body is None else msgspec.json.encode(body)
+            kind = {"Content-Type": "application/json"} if body is not None else {}
+            front = await client.request(method, path, content=content, headers=as_front | kind)
+            framework = await client.request(
+                method, path, content=content, headers=as_framework | kind | {"Origin": origin}
+            )
+            assert "access-control-allow-origin" not in front.headers
+            assert framework.headers["access-control-allow-origin"] == origin
+            assert answer_of(front) == answer_of(framework), (path, body)
+            assert front.headers["x-request-id"] != framework.headers["x-request-id"]
+
+
+async def test_metrics_count_the_hot_routes_by_template(client: httpx.AsyncClient) -> None:
+    async def counts() -> list[float]:
+        """The count of each hot route's requests with the status expected below."""
+        metrics = (await client.get("/metrics")).text.splitlines()
+        found = []
+        for route, status in zip(SAMPLES, (200, 200, 201), strict=True):
+            method, template = route.split(" ")
+            labels = f'{{method="{method}",path="{template}",status="{status}"}}'
+            line = f"shutbox_requests_total{labels} "
+            found.append(sum(float(m.removeprefix(line)) for m in metrics if m.startswith(line)))
+        return found
+
+    dice = derive_dice(b"front door", "box/F2", Rules().rolls)
+    moves = legal_run(await daily_dice(client, DAY))
+    player = await new_player(client)
+    before = await counts()
+    assert (await client.get(f"/v1/daily/{DAY}")).status_code == 200
+    analyze = {"dice": dice, "moves": legal_run(dice)}
+    assert (await client.post("/v1/analyze", json=analyze)).status_code == 200
+    run = await client.post(f"/v1/daily/{DAY}/runs", json={"moves": moves}, headers=auth(player))
+    assert run.status_code == 201
+    assert await counts() == [n + 1 for n in before]
+
+
+async def test_a_host_the_router_refuses_is_refused_on_a_hot_route(
+    client: httpx.AsyncClient,
+) -> None:
+    for method, path in SAMPLES.values():
+        answer = await client.request(method, path, headers={"Host": "bad host/"}, json={})
+        assert answer.status_code == 400, (path, answer.text)
+
+
+async def test_an_error_on_the_way_is_the_500_problem_either_way(
+    client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error raised in the service's middleware (here the rate limiter), before the
+    framework (analyze) or inside it (a player's creation): the same 500 problem, with
+    the request's id."""
+
+    async def broken(self: ratelimit.RateLimiter, scope: Any) -> float:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(ratelimit.RateLimiter, "wait_for", broken)
+    answers = [
+        await client.post("/v1/analyze", json={}, headers={"X-Request-ID": "front"}),
+        await client.post("/v1/players", json={}, headers={"X-Request-ID": "framework"}),
+    ]
+    for answer, rid in zip(answers, ["front", "framework"], strict=True):
+        assert answer.status_code == 500
+        assert answer.headers["content-type"] == "application/problem+json"
+        assert answer.headers["x-request-id"] == rid
+        assert answer.json()["type"] == answers[0].json()["type"]
+    assert answers[0].content == answers[1].content
+
+
+async def test_the_frameworks_own_answers_are_logged_and_counted(
+    client: httpx.AsyncClient,
+) -> None:
+    """The log and metrics take every request as it comes: a path no route has (404)
+    too, with its id, counted as unmatched (not by its path: any client can make one)."""
+    line = 'shutbox_requests_total{method="GET",path="unmatched",status="404"} '
+
+    async def unmatched() -> float:
+        metrics = (await client.get("/metrics")).text.splitlines()
+        return sum(float(m.removeprefix(line)) for m in metrics if m.startswith(line))
+
+    before = await unmatched()
+    answer = await client.get("/no/such/path", headers={"X-Request-ID": "lost"})
+    assert (answer.status_code, answer.headers["x-request-id"]) == (404, "lost")
+    assert await unmatched() == before + 1
+
+
+async def test_the_hot_routes_are_answered_without_the_framework(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What all goes well on is answered before the framework, on every hot route: with
+    the framework's way shut, the feed (200, 304), an analysis and an official run (201,
+    then 200 for the identical run, with and without a key) are still answered; only a
+    problem goes on to the framework (the handler answers it from the start)."""
+    from service.app import App
+
+    async def shut(self: App, scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError(f"{scope['method']} {scope['path']} reached the framework")
+
+    monkeypatch.setattr(App, "framework", shut)
+    async with app_with(settings) as client:
+        feed = await client.get(f"/v1/daily/{DAY}")
+        assert feed.status_code == 200
+        etag = {"If-None-Match": feed.headers["etag"]}
+        assert (await client.get(f"/v1/daily/{DAY}", headers=etag)).status_code == 304
+        dice = derive_dice(b"front door", "box/F3", Rules().rolls)
+        analyze = await client.post("/v1/analyze", json={"dice": dice, "moves": legal_run(dice)})
+        assert analyze.status_code == 200
+        moves = legal_run([tuple(roll) for roll in feed.json()["dice"]])
+        for key in ({}, {"Idempotency-Key": "once"}):
+            player = await new_player(client)
+            for status in (201, 200 if not key else 201):
+                run = await client.post(
+                    f"/v1/daily/{DAY}/runs", json={"moves": moves}, headers=auth(player) | key
+                )
+                assert run.status_code == status, run.text
+        # The shut way answers 500 (the error on the way): a problem took it.
+        problem = await client.post("/v1/analyze", json={"dice": dice, "moves": [[13]]})
+        assert problem.status_code == 500

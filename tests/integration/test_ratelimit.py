@@ -1,0 +1,312 @@
+"""Rate limits: per address and per token, 429 with Retry-After, atomic across workers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from service.api.front.ratelimit import RateLimiter
+from service.settings import Limit, Settings, SettingsError
+from service.store.cache import Cache
+from tests.conftest import ServerProcess, app_with, on_redis_cluster_too
+
+
+@pytest.fixture
+async def limited(settings: Settings) -> AsyncIterator[httpx.AsyncClient]:
+    # A fresh prefix per test: these buckets must start full.
+    async with app_with(settings, rate_limit_address="6/h", rate_limit_token="3/h") as client:
+        yield client
+
+
+@on_redis_cluster_too
+async def test_an_address_over_its_limit_gets_429(
+    limited: httpx.AsyncClient, client: httpx.AsyncClient
+) -> None:
+    answers = [await limited.get("/v1/solution") for _ in range(8)]
+    assert [a.status_code for a in answers] == [200] * 6 + [429] * 2
+    refused = answers[-1]
+    assert refused.headers["content-type"] == "application/problem+json"
+    assert refused.json()["type"] == "/problems/rate-limited"
+    assert int(refused.headers["retry-after"]) >= 1
+    assert (await limited.get("/healthz")).status_code == 200  # operations are not limited
+    # Its members in the order of every other problem's (the framework's): one registry.
+    other = await client.get("/v1/daily/not-a-date")
+    assert other.status_code == 400
+    assert list(other.json()) == list(refused.json())
+
+
+@on_redis_cluster_too
+async def test_a_token_over_its_limit_gets_429(limited: httpx.AsyncClient) -> None:
+    player = (await limited.post("/v1/players", json={})).json()
+    headers = {"Authorization": f"Bearer {player['token']}"}
+    answers = [await limited.get("/v1/players/me", headers=headers) for _ in range(4)]
+    assert [a.status_code for a in answers] == [200, 200, 200, 429]
+
+
+@on_redis_cluster_too
+async def test_a_request_one_limit_refuses_takes_nothing_from_the_others(
+    limited: httpx.AsyncClient,
+) -> None:
+    # The address may send 6, the token 3: the token's refusals leave the address's
+    # tokens where they were (on a cluster too: a request's buckets share a slot).
+    player = (await limited.post("/v1/players", json={})).json()
+    headers = {"Authorization": f"Bearer {player['token']}"}
+    with_token = [await limited.get("/v1/players/me", headers=headers) for _ in range(5)]
+    assert [a.status_code for a in with_token] == [200, 200, 200, 429, 429]
+    without = [await limited.get("/v1/solution") for _ in range(3)]
+    assert [a.status_code for a in without] == [200, 200, 429]
+
+
+@pytest.mark.parametrize(
+    ("text", "limit"),
+    [("600/m", Limit(600, 60)), ("5/s", Limit(5, 1)), ("20/h", Limit(20, 3600)), ("off", None)],
+)
+def test_limits_are_read_from_settings(text: str, limit: Limit | None) -> None:
+    assert Limit.parse(text) == limit
+
+
+def test_an_unreadable_limit_stops_the_start() -> None:
+    with pytest.raises(SettingsError, match="rate limit"):
+        Settings.from_env({"SHUTBOX_RATE_LIMIT_ADDRESS": "lots"})
+
+
+def scope(peer: str, forwarded: str | None = None) -> Any:
+    headers = [(b"x-forwarded-for", forwarded.encode())] if forwarded else []
+    return {"type": "http", "client": (peer, 5000), "headers": headers}
+
+
+def test_forwarded_for_is_believed_only_from_trusted_proxies() -> None:
+    limiter = RateLimiter(Cache(None, "t:"), Limit(1, 1), Limit(1, 1), ["10.0.0.0/8", "::1"])
+    assert limiter.client_address(scope("203.0.113.9", "198.51.100.1")) == "203.0.113.9"
+    assert limiter.client_address(scope("10.1.2.3", "198.51.100.1")) == "198.51.100.1"
+    # A client cannot hide behind an address it writes itself: the nearest untrusted wins.
+    assert limiter.client_address(scope("10.1.2.3", "1.2.3.4, 198.51.100.1, 10.9.9.9")) == (
+        "198.51.100.1"
+    )
+    assert limiter.client_address(scope("::1", "2001:db8::7")) == "2001:db8::7"
+    assert limiter.client_address(scope("10.1.2.3")) == "10.1.2.3"
+
+
+def test_limits_hold_across_two_workers(
+    server_env: dict[str, str], redis_prefix: str, shared_redis_url: str
+) -> None:
+    env = {
+        **server_env,
+        "REDIS_URL": shared_redis_url,
+        "SHUTBOX_REDIS_PREFIX": f"{redis_prefix}across:",
+        "SHUTBOX_RATE_LIMIT_ADDRESS": "20/h",
+        "SHUTBOX_TRUSTED_PROXIES": "127.0.0.1",
+    }
+    server = ServerProcess(env, workers=2).start()
+
+    async def burst(forwarded: str, count: int) -> Counter[int]:
+        async def one() -> int:
+            async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+                response = await client.get("/v1/solution", headers={"X-Forwarded-For": forwarded})
+                return response.status_code
+
+        return Counter(await asyncio.gather(*(one() for _ in range(count))))
+
+    try:
+        first = asyncio.run(burst("198.51.100.1", 60))
+        other = asyncio.run(burst("198.51.100.2", 10))
+    finally:
+        server.stop()
+    assert first == {200: 20, 429: 40}  # one bucket, shared by both workers
+    assert other == {200: 10}  # another client behind the same proxy has its own
+
+
+async def test_the_daily_feed_and_operations_are_not_limited(limited: httpx.AsyncClient) -> None:
+    for _ in range(10):
+        assert (await limited.get("/v1/daily/2026-11-29")).status_code == 200
+        assert (await limited.get("/readyz")).status_code == 200
+    assert (await limited.get("/v1/solution")).status_code == 200  # the bucket is still full
+
+
+def test_a_refused_request_takes_no_token_from_its_other_limits() -> None:
+    from service.api.front.ratelimit import LocalBuckets
+
+    buckets = LocalBuckets()
+    address, token = Limit(2, 3600), Limit(1, 3600)
+    assert buckets.take([("address", address), ("token", token)]) == 0
+    assert buckets.take([("address", address), ("token", token)]) > 0  # the token is spent
+    # The refused request left the address its second token, and only that one.
+    assert buckets.take([("address", address)]) == 0
+    assert buckets.take([("address", address)]) > 0
+
+
+async def test_requests_sharing_one_redis_call_are_taken_in_order_as_in_a_process(
+    redis_prefix: str, shared_redis_url: str
+) -> None:
+    """One batch of requests of several clients (one script call, or one per hash slot
+    on a cluster): each is all or nothing, in order, exactly as the in-process buckets
+    decide them one after another."""
+    import secrets
+
+    from service.api.front.ratelimit import LocalBuckets
+
+    address, token, other = Limit(4, 3600), Limit(2, 3600), Limit(1, 3600)
+    named = [
+        ("198.51.100.1", [("a", address), ("t", token)]),
+        ("198.51.100.2", [("o", other)]),
+        ("198.51.100.1", [("a", address)]),
+        ("198.51.100.1", [("a", address), ("t", token)]),
+        ("198.51.100.3", [("a", address), ("t", token)]),
+        ("198.51.100.1", [("a", address), ("t", token)]),  # the token is spent: refused...
+        ("198.51.100.1", [("a", address)]),  # ...and the address has its last token
+        ("198.51.100.2", [("o", other)]),
+        ("198.51.100.1", [("a", address)]),
+    ]
+    cache = Cache.connect(shared_redis_url, f"{redis_prefix}{secrets.token_hex(4)}:")
+    limiter = RateLimiter(cache, None, None, [])
+    requests = [
+        [(cache.key(client, "ratelimit", name), limit) for name, limit in buckets]
+        for client, buckets in named
+    ]
+    try:
+        shared = await limiter._take_shared(requests)
+        assert cache.usable  # decided by the script, not by the fallback to this process
+    finally:
+        await cache.close()
+    if cache.clustered:  # the clients' buckets live in slots of their own
+        assert len({cache.slot(buckets[0][0]) for buckets in requests}) == 3
+    local = LocalBuckets()
+    one_by_one = [local.take(buckets) for buckets in requests]
+    allowed = [wait == 0 for wait in shared]
+    assert allowed == [wait == 0 for wait in one_by_one]
+    assert allowed == [True, True, True, True, True, False, True, False, False]
+
+
+@on_redis_cluster_too
+async def test_requests_of_one_process_at_once_share_the_buckets(
+    settings: Settings, redis_mode: str
+) -> None:
+    """Many requests of several clients at once from one process (batched together):
+    each client gets exactly its limit, whatever Redis (or none) decides them."""
+    import secrets
+
+    cache = Cache.connect(settings.redis_url, f"{settings.redis_prefix}{secrets.token_hex(4)}:")
+    limiter = RateLimiter(cache, None, None, [])
+    clients = [f"203.0.113.{n}" for n in range(1, 9)] * 8
+    try:
+        waits = await asyncio.gather(
+            *(limiter.take(client, [("burst", Limit(5, 3600))]) for client in clients)
+        )
+        assert cache.usable == (redis_mode in ("redis", "redis-cluster"))
+    finally:
+        await cache.close()
+    allowed = Counter(client for client, wait in zip(clients, waits) if wait == 0)
+    assert allowed == dict.fromkeys(clients, 5)
+
+
+async def test_tokens_taken_ahead_never_let_processes_past_the_limit(
+    redis_prefix: str, shared_redis_url: str
+) -> None:
+    """A process takes a few tokens at once from a large bucket and spends them on the
+    client's next requests: alone it gets exactly the limit; two processes taking turns
+    never get more between them, and at most the tokens each holds ahead fewer."""
+    import secrets
+
+    from service.api.front.ratelimit import ahead
+
+    limit = Limit(256, 3600)
+    assert ahead(limit) == 4
+    prefix = f"{redis_prefix}{secrets.token_hex(4)}:"
+    caches = [Cache.connect(shared_redis_url, prefix) for _ in range(3)]
+    alone, first, second = (RateLimiter(cache, None, None, []) for cache in caches)
+    try:
+        waits = [await alone.take("198.51.100.7", [("address", limit)]) for _ in range(300)]
+        assert sum(wait == 0 for wait in waits) == 256
+        assert all(wait > 0 for wait in waits[256:])
+        allowed = 0
+        for n in range(400):
+            limiter = first if n % 3 else second
+            allowed += await limiter.take("198.51.100.8", [("address", limit)]) == 0
+        assert all(cache.usable for cache in caches)
+    finally:
+        for cache in caches:
+            await cache.close()
+    assert 256 - 2 * ahead(limit) <= allowed <= 256
+
+
+async def test_a_large_bucket_seen_first_lets_one_request_through_each_process(
+    redis_prefix: str, shared_redis_url: str
+) -> None:
+    """A process lets the first request of a large bucket it has not seen lately go on
+    before Redis answers, its token taken after: once the tokens are taken, a bucket
+    another process emptied refuses it too. So a client gets at most one request over
+    its limit per process, and only on a large bucket: a small one stays exact."""
+    import secrets
+
+    large, small = Limit(256, 3600), Limit(20, 3600)
+    prefix = f"{redis_prefix}{secrets.token_hex(4)}:"
+    caches = [Cache.connect(shared_redis_url, prefix) for _ in range(3)]
+    emptying, late, later = (RateLimiter(cache, None, None, []) for cache in caches)
+    try:
+        for limit in (large, small):
+            name = f"limit-{limit.requests}"
+            waits = [await emptying.take("198.51.100.9", [(name, limit)]) for _ in range(300)]
+            assert sum(wait == 0 for wait in waits) == limit.requests
+            await emptying.reconciled()
+        # The large bucket is empty in Redis; a process that never saw it lets one through...
+        assert await late.take("198.51.100.9", [("limit-256", large)]) == 0
+        await late.reconciled()
+        # ...and no more, once it knows: Redis decides its next ones.
+        assert await late.take("198.51.100.9", [("limit-256", large)]) > 0
+        assert await later.take("198.51.100.9", [("limit-256", large)]) == 0
+        await later.reconciled()
+        assert all([await later.take("198.51.100.9", [("limit-256", large)]) > 0 for _ in range(5)])
+        # The small bucket is exact to the request: Redis decides even the first.
+        assert await late.take("198.51.100.9", [("limit-20", small)]) > 0
+        # The address and the token of a request: both large, both unseen, both taken.
+        fresh = [("address", large), (f"token:{secrets.token_hex(4)}", large)]
+        assert await late.take("198.51.100.10", fresh) == 0
+        await late.reconciled()
+        assert all(cache.usable for cache in caches)
+        client = caches[0].redis
+        assert client is not None
+        for name, _limit in fresh:
+            tokens = await client.hget(caches[0].key("198.51.100.10", "ratelimit", name), "tokens")
+            assert tokens is not None and float(tokens) <= 256 - 1
+    finally:
+        for cache in caches:
+            await cache.close()
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_tokens_let_through_at_first_sight_are_taken_before_the_app_stops(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A request let through at first sight has its token taken in Redis within a
+    moment, or when the process stops at the latest: a stopping process drops none."""
+    import secrets
+
+    import msgspec
+    import redis.asyncio
+    from litestar.testing import AsyncTestClient
+
+    import service.api.front.ratelimit
+    from service.app import create_app
+    from service.clock import FixedClock
+    from tests.conftest import NOW, REDIS_URL
+
+    monkeypatch.setattr(
+        service.api.front.ratelimit, "RECONCILE_SECONDS", 3600.0
+    )  # not before the stop
+    prefix = f"{settings.redis_prefix}{secrets.token_hex(4)}:"
+    changed = msgspec.structs.replace(settings, redis_prefix=prefix, rate_limit_address="1200/h")
+    async with AsyncTestClient(create_app(changed, FixedClock(NOW))) as client:
+        assert (await client.get("/v1/solution")).status_code == 200
+    shared = redis.asyncio.Redis.from_url(REDIS_URL)
+    try:
+        keys = [key async for key in shared.scan_iter(match=f"{prefix}*ratelimit*")]
+        assert len(keys) == 1
+        tokens = await shared.hget(keys[0], "tokens")
+        assert tokens is not None and float(tokens) < 1200
+    finally:
+        await shared.aclose()
