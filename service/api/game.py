@@ -353,6 +353,16 @@ _TILE_LIST: Final = r"^([1-9]|1[0-2])(,([1-9]|1[0-2])){0,11}$"
 """Tiles 1..12 in a query parameter, comma-separated."""
 
 
+POSITION_AND_ROLL: Final = (
+    problems.BODY,
+    problems.NOT_A_TILE,
+    problems.TILE_REPEATED,
+    problems.ONE_DIE_NOT_ALLOWED,
+    problems.TWO_DICE_NOT_ALLOWED,
+)
+"""What a request naming a position and a roll can be refused for (hint, moves)."""
+
+
 class GameController(Controller):
     path = "/v1"
     tags = ["Game"]
@@ -392,14 +402,7 @@ class GameController(Controller):
             "shut chance, then expected score. Without it, where one die is allowed: whether "
             "to roll one die or two."
         ),
-        responses=documented(
-            problems.BODY,
-            problems.NOT_A_TILE,
-            problems.TILE_REPEATED,
-            problems.ONE_DIE_NOT_ALLOWED,
-            problems.TWO_DICE_NOT_ALLOWED,
-            problems.SOLVED,
-        ),
+        responses=documented(*POSITION_AND_ROLL, problems.SOLVED),
         status_code=200,
     )
     async def hint(self, request: AnyRequest, data: JSONBody[HintRequest]) -> Hint:
@@ -420,14 +423,7 @@ class GameController(Controller):
             "rules (every variant), and the tiles any of them uses: no ranking, no figures, "
             "allowed on any dice. With `dice: 1`, only the roll's first die counts."
         ),
-        responses=documented(
-            problems.BODY,
-            problems.NOT_A_TILE,
-            problems.TILE_REPEATED,
-            problems.ONE_DIE_NOT_ALLOWED,
-            problems.TWO_DICE_NOT_ALLOWED,
-            problems.LIMITED,
-        ),
+        responses=documented(*POSITION_AND_ROLL, problems.LIMITED),
         status_code=200,
     )
     async def moves(self, data: JSONBody[MovesRequest]) -> LegalMoves:
