@@ -36,6 +36,7 @@ MOVES: Final = [[7], {"dice": 2, "tiles": [9, 3]}]
 EXAMPLES: Final[dict[str, dict[str, Any]]] = {
     "AnalyzeRequest": {"rules": RULES, "dice": DICE, "moves": MOVES},
     "HintRequest": {"rules": RULES, "open": [4, 5, 6], "roll": [3, 4]},
+    "MovesRequest": {"rules": RULES, "open": [4, 5, 6], "roll": [3, 4], "dice": 2},
     "NewPlayer": {"name": "Ada", "time_zone": "Europe/Paris"},
     "PlayerChange": {"name": "Ada", "time_zone": "Europe/Paris"},
     "Claim": {"code": "7M3Q-K2ZD-PX4T9"},

@@ -10,7 +10,8 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from service.api import daily
+from service.caching import registered
+from service.calendar import named_date
 from service.settings import Settings
 from tests.conftest import app_with
 
@@ -24,7 +25,8 @@ async def test_a_junk_date_is_400_without_the_segment_and_not_cached(
 ) -> None:
     rng = random.Random(11)
     await client.get("/v1/daily/2026-11-29")
-    cached = daily._date_of.cache_info().currsize
+    (dates,) = [cache for cache in registered() if cache.name == "dates_named"]
+    cached = len(dates)
     for n in range(200):
         segment = junk(rng, 50 + 40 * n)
         for path in (f"/v1/daily/{segment}", f"/v1/daily/{segment}/leaderboard"):
@@ -34,8 +36,8 @@ async def test_a_junk_date_is_400_without_the_segment_and_not_cached(
             assert segment[:20] not in response.text
     # Shaped like a date, or a near miss: refused as ever, and still not cached.
     for text in ("2026-13-01", "2026-11-29\n", "\uff12\uff10\uff12\uff16-11-29", "2026-11-299"):
-        assert daily._calendar_date(text) is None
-    assert daily._date_of.cache_info().currsize <= cached + 1  # 2026-13-01 alone, at most
+        assert named_date(text) is None
+    assert len(dates) <= cached + 1  # 2026-13-01 alone, at most
 
 
 @pytest.fixture
