@@ -159,8 +159,9 @@ async def stored(
 ) -> list[Outcome | Exception]:
     """The runs stored in two round trips (``stored_unlocked``; one when ``read`` already),
     else in a transaction that locks the players first. A batch that fails for another
-    reason than an unreachable database is tried again one submission at a time, so that
-    a submission that cannot be stored fails alone: its answer is the error."""
+    reason than an unreachable database is tried again one submission at a time, locked
+    (a lone one too), so that a submission that cannot be stored fails alone: its answer
+    is the error."""
     try:
         if read is None:
             read = await read_batch(connection, runs, lock=False)
@@ -168,9 +169,9 @@ async def stored(
         return list(unlocked if unlocked is not None else await submit_all(connection, runs))
     except UNAVAILABLE:
         raise
-    except Exception as error:
-        if len(runs) == 1:
-            return [error]
+    except Exception:
+        # Each again in the transaction that locks its player first: a race with another
+        # process's batch (a unique key, a serialization failure) ends as that decides.
         return [await _alone(connection, one) for one in runs]
 
 
