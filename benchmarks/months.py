@@ -76,7 +76,7 @@ class Database:
         days = [today - timedelta(days=n) for n in range(HISTORY_RUNS)][::-1]
         await daily.submit_batch(
             self.pool,
-            [daily.NewRun(player.id, day, [], 5, 0, now, "UTC") for day in days],
+            [daily.VerifiedRun(day, [], 5, 0, now).of(player) for day in days],
         )
         await self.pool.execute("VACUUM ANALYZE")
 
@@ -89,7 +89,8 @@ async def batches(database: Database, count: int, now: datetime) -> None:
     for _ in range(count):
         tokens, database.tokens = database.tokens[:BATCH], database.tokens[BATCH:]
         runs = [
-            daily.TokenRun(players.token_hash(token), now.date(), [], 5, 0, now) for token in tokens
+            daily.TokenRun(players.token_hash(token), daily.VerifiedRun(now.date(), [], 5, 0, now))
+            for token in tokens
         ]
         answers = await daily.submit_batch_by_tokens(database.pool, runs)
         if not all(isinstance(answer, tuple) and answer[1].created for answer in answers):

@@ -26,7 +26,7 @@ from service.rules.replay import Move
 from service.rules.ruleset import Rules
 from service.store import daily, sequences
 from service.store.cache import Cache
-from service.store.daily import DailyRun, NewRun, NotOpen, Stored, TokenRun
+from service.store.daily import DailyRun, NewRun, NotOpen, Stored, TokenRun, VerifiedRun
 from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms, Rank
@@ -125,34 +125,22 @@ class DailyRuns:
             raise DateNotOpen(day, runner, now)
         issued = await self.dice(day, now)
         verified = self.verified(issued, moves)
-        moves_json = [m.as_json() for m in verified.run.moves]
-        best_possible = verified.analysis.best_possible
+        run = VerifiedRun(
+            day=day,
+            moves=[m.as_json() for m in verified.run.moves],
+            score=verified.run.score,
+            best_possible=verified.analysis.best_possible,
+            submitted_at=now,
+        )
         if isinstance(runner, TokenHash):
             try:
-                player, stored = await self.store_by_token(
-                    TokenRun(
-                        token_hash=runner.digest,
-                        day=day,
-                        moves=moves_json,
-                        score=verified.run.score,
-                        best_possible=best_possible,
-                        submitted_at=now,
-                    )
-                )
+                player, stored = await self.store_by_token(TokenRun(runner.digest, run))
             except NotOpen as refused:
                 raise DateNotOpen(day, refused.player, now) from None
             player_language(player.language)
         else:
             player = runner
-            new = NewRun(
-                player_id=player.id,
-                day=day,
-                moves=moves_json,
-                score=verified.run.score,
-                best_possible=best_possible,
-                submitted_at=now,
-                time_zone=player.time_zone,
-            )
+            new = run.of(player)
             stored = await (
                 self.store_batch(new) if connection is None else daily.submit(connection, new)
             )

@@ -116,17 +116,9 @@ class RulesOut(msgspec.Struct, frozen=True, omit_defaults=True):
 
 @cached("rules_out", 256)  # the variants played lately
 def rules_out(rules: Rules) -> RulesOut:
-    return RulesOut(
-        tiles=rules.tiles,
-        one_die=rules.one_die,
-        move_rule=rules.move_rule,
-        scoring=rules.scoring,
-        total=rules.total,
-        one_die_choice=rules.one_die_choice,
-        start=sorted(rules.start) if rules.start is not None else None,
-        first_must_close=rules.first_must_close,
-        stop_on_total=rules.stop_on_total,
-    )
+    """The rules as answers show them: every field, the start's tiles ascending."""
+    out = msgspec.convert(rules, RulesOut, from_attributes=True)
+    return out if rules.start is None else msgspec.structs.replace(out, start=sorted(rules.start))
 
 
 LABEL_WORDS: Final[dict[Label, str]] = {

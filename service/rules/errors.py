@@ -51,30 +51,47 @@ class IllegalRun(ValueError):
 
 
 class MalformedMove(IllegalRun):
+    """A move that is not one die's or two dice's."""
+
     code = "malformed-move"
 
 
 class NotATile(IllegalRun):
+    """A tile number outside the box (1..tiles)."""
+
     code = "not-a-tile"
 
 
 class TileRepeated(IllegalRun):
+    """A tile listed twice in one move."""
+
     code = "tile-repeated"
 
 
 class TileNotOpen(IllegalRun):
+    """A tile that an earlier move closed, or the start left shut."""
+
     code = "tile-not-open"
 
 
 class WrongTotal(IllegalRun):
+    """Tiles whose sum is not what the roll counts as (its total, or with
+    ``total`` ``sum_or_difference`` its difference too)."""
+
     code = "wrong-total"
 
 
 class MoveRuleViolation(IllegalRun):
+    """Tiles adding up right that the move rule does not allow on this roll
+    (one tile, at most two, a die's own tile...), or a first move not closing
+    ``first_must_close``."""
+
     code = "move-rule-violation"
 
 
 class OneDieNotAllowed(IllegalRun):
+    """One die rolled where the rules or the open tiles do not allow it."""
+
     code = "one-die-not-allowed"
 
 
@@ -119,4 +136,6 @@ class RunEndsEarly(IllegalRun):
 
 
 class MoveAfterEnd(IllegalRun):
+    """A move after the roll that ended the turn."""
+
     code = "move-after-end"

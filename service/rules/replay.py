@@ -255,26 +255,19 @@ def _rule_error(
     d1, d2 = roll if dice == 2 else (roll[0], 0)
     readings = rules.total_variant.readings(d1, d2)
     if rules.move_variant.blames_total(tiles, d1, d2) and sum(tiles) not in readings:
-        shown = " + ".join(map(str, tiles))
-        if len(readings) == 1:
-            return WrongTotal(
-                index,
-                roll,
-                dice,
-                N_("{tiles} adds up to {sum}, not {total}"),
-                tiles=shown,
-                sum=sum(tiles),
-                total=readings[0],
-            )
+        reason = (
+            N_("{tiles} adds up to {sum}, not {total}")
+            if len(readings) == 1
+            else N_("{tiles} adds up to {sum}, not {total} or {difference}")
+        )
         return WrongTotal(
             index,
             roll,
             dice,
-            N_("{tiles} adds up to {sum}, not {total} or {difference}"),
-            tiles=shown,
+            reason,
+            tiles=" + ".join(map(str, tiles)),
             sum=sum(tiles),
-            total=readings[0],
-            difference=readings[1],
+            **dict(zip(("total", "difference"), readings, strict=False)),
         )
     allowed = moves.sets
     return MoveRuleViolation(

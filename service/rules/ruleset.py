@@ -376,41 +376,27 @@ DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
 }
 
 
-def _told(what: str, field: str) -> str:
+def _told(what: str, field: str) -> msgspec.Meta:
     """A field of the rules object as the OpenAPI document describes it: what it decides,
     then each value in the words ``GET /v1/rules`` uses."""
-    return " ".join([what, *(f"`{value}`: {text}" for value, text in DESCRIPTIONS[field].items())])
+    values = (f"`{value}`: {text}" for value, text in DESCRIPTIONS[field].items())
+    return msgspec.Meta(description=" ".join([what, *values]))
 
 
 # The fields of the rules object, described (requests and answers alike).
-OneDieField = Annotated[
-    OneDie,
-    msgspec.Meta(description=_told("When a player may roll one die instead of two.", "one_die")),
-]
-MoveRuleField = Annotated[
-    MoveRule,
-    msgspec.Meta(description=_told("Which tiles a roll lets a player close.", "move_rule")),
-]
+OneDieField = Annotated[OneDie, _told("When a player may roll one die instead of two.", "one_die")]
+MoveRuleField = Annotated[MoveRule, _told("Which tiles a roll lets a player close.", "move_rule")]
 ScoringField = Annotated[
     Scoring,
-    msgspec.Meta(
-        description=_told(
-            "How the tiles left open score (lower is better; a shut box scores 0).", "scoring"
-        )
-    ),
+    _told("How the tiles left open score (lower is better; a shut box scores 0).", "scoring"),
 ]
-TotalField = Annotated[
-    Total,
-    msgspec.Meta(description=_told("What a roll counts as, for the tiles it closes.", "total")),
-]
+TotalField = Annotated[Total, _told("What a roll counts as, for the tiles it closes.", "total")]
 OneDieChoiceField = Annotated[
     OneDieChoice,
-    msgspec.Meta(
-        description=_told(
-            "Where `one_die` allows one die, whether the player may or must roll it "
-            "(with `one_die` `never`, nothing).",
-            "one_die_choice",
-        )
+    _told(
+        "Where `one_die` allows one die, whether the player may or must roll it "
+        "(with `one_die` `never`, nothing).",
+        "one_die_choice",
     ),
 ]
 START: Final = (

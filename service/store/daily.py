@@ -36,16 +36,27 @@ TOP_MOST: Final = 100
 """The most runs a leaderboard lists (``day_leaderboard`` reads this many at most)."""
 
 
-class NewRun(msgspec.Struct, frozen=True):
-    """What a verified submission stores, and the player's time zone at submission
-    (the streak shown with it is the player's own)."""
+class VerifiedRun(msgspec.Struct, frozen=True):
+    """What a verified submission stores but its player."""
 
-    player_id: uuid.UUID
     day: date
     moves: list[Any]
     score: int
     best_possible: int
     submitted_at: datetime
+
+    def of(self, player: PlayerRow) -> NewRun:
+        """The run as ``player``'s, with the player's time zone at submission."""
+        return NewRun(
+            player_id=player.id, time_zone=player.time_zone, **msgspec.structs.asdict(self)
+        )
+
+
+class NewRun(VerifiedRun, frozen=True):
+    """A verified submission to store, with its player and the player's time zone at
+    submission (the streak shown with it is the player's own)."""
+
+    player_id: uuid.UUID
     time_zone: str
 
 
@@ -53,11 +64,7 @@ class TokenRun(msgspec.Struct, frozen=True):
     """A verified submission sent with a bearer token, its player not looked up yet."""
 
     token_hash: bytes
-    day: date
-    moves: list[Any]
-    score: int
-    best_possible: int
-    submitted_at: datetime
+    run: VerifiedRun
 
 
 class UnknownToken(Exception):
@@ -187,18 +194,18 @@ async def submit_batch_by_tokens(
         found = _tokens_read.decode(
             await connection.fetchval(
                 QUERIES.daily_batch_read_by_tokens,
-                [run.token_hash for run in runs],
-                [run.day for run in runs],
-                sorted({run.day for run in runs}),
+                [sent.token_hash for sent in runs],
+                [sent.run.day for sent in runs],
+                sorted({sent.run.day for sent in runs}),
             )
         )
         answers: list[tuple[PlayerRow, Stored] | Exception | None] = [None] * len(runs)
         accepted: list[tuple[int, PlayerRow, NewRun]] = []
-        for at, (run, player) in enumerate(zip(runs, found.players, strict=True)):
+        for at, (sent, player) in enumerate(zip(runs, found.players, strict=True)):
             if player is None:
                 answers[at] = UnknownToken()
-            elif is_open_for(player, run.day, run.submitted_at):
-                accepted.append((at, player, _new_run(run, player)))
+            elif is_open_for(player, sent.run.day, sent.run.submitted_at):
+                accepted.append((at, player, sent.run.of(player)))
             else:
                 answers[at] = NotOpen(player)
         new_runs = [new for _at, _player_found, new in accepted]
@@ -206,18 +213,6 @@ async def submit_batch_by_tokens(
     for (at, player, _new), outcome in zip(accepted, outcomes, strict=True):
         answers[at] = (player, outcome) if isinstance(outcome, Stored) else outcome
     return [answer for answer in answers if answer is not None]
-
-
-def _new_run(run: TokenRun, player: PlayerRow) -> NewRun:
-    return NewRun(
-        player_id=player.id,
-        day=run.day,
-        moves=run.moves,
-        score=run.score,
-        best_possible=run.best_possible,
-        submitted_at=run.submitted_at,
-        time_zone=player.time_zone,
-    )
 
 
 async def _alone(connection: Connection, run: NewRun) -> Outcome | Exception:

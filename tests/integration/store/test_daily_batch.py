@@ -37,6 +37,21 @@ async def histograms(
     await cache.close()
 
 
+@pytest.fixture
+async def one_session(new_database: str) -> AsyncIterator[tuple[asyncpg.Pool, Cache]]:
+    """A pool of one session, so one session's kept plans, on a migrated database of its
+    own, and an in-process cache."""
+    pool = await create_pool(new_database, max_size=1)
+    cache = Cache.connect(None, "session:")
+    try:
+        async with pool.acquire() as connection:
+            await migrate(connection)
+        yield pool, cache
+    finally:
+        await cache.close()
+        await pool.close()
+
+
 def submission(player_id: uuid.UUID, day: date, score: int, variant: int = 0) -> daily.NewRun:
     return daily.NewRun(
         player_id=player_id,
@@ -318,124 +333,116 @@ async def rows_read(pool: asyncpg.Pool, tables: list[str]) -> int:
     return read
 
 
-async def test_reads_do_not_grow_with_a_month_planned_nearly_empty(new_database: str) -> None:
+async def test_reads_do_not_grow_with_a_month_planned_nearly_empty(
+    one_session: tuple[asyncpg.Pool, Cache],
+) -> None:
     """PL/pgSQL and prepared statements keep their plans for the session: planned while a
     month's runs, the streaks and the players were few, a scan of a whole table (or of
     a whole index) is as cheap as a lookup, and would then read the whole month at every
     call until the next ANALYZE (a new database; a new month after its first runs). A
     batch of runs, a player's requests and the leaderboard look their rows up by key
     whatever the planner saw: the rows they read do not grow with the rows stored."""
-    pool = await create_pool(new_database, max_size=1)  # one session: the plans it keeps
-    cache = Cache.connect(None, "plans:")
-    try:
-        async with pool.acquire() as connection:
-            await migrate(connection)
-        day = NOW.date()
-        await daily.make_partitions(pool, day, day)
-        tables = ["players", "streaks", f"daily_runs_{day:%Y_%m}"]
-        for table in tables:  # no ANALYZE but the test's: the plans stay as made
-            await pool.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = off)")
-        tokens = [players.new_token() for _ in range(40)]
-        ids = [(await players.create(pool, None, "UTC", NOW, token)).id for token in tokens]
+    pool, cache = one_session
+    day = NOW.date()
+    await daily.make_partitions(pool, day, day)
+    tables = ["players", "streaks", f"daily_runs_{day:%Y_%m}"]
+    for table in tables:  # no ANALYZE but the test's: the plans stay as made
+        await pool.execute(f"ALTER TABLE {table} SET (autovacuum_enabled = off)")
+    tokens = [players.new_token() for _ in range(40)]
+    ids = [(await players.create(pool, None, "UTC", NOW, token)).id for token in tokens]
 
-        async def batches(first: int, last: int) -> None:
-            """Two runs a batch, sent by player and by token in turn."""
-            for n in range(first, last, 2):
-                if n % 4:
-                    runs = [submission(player, day, n % 7) for player in ids[n : n + 2]]
-                    outcomes = await daily.submit_batch(pool, runs)
-                else:
-                    sent = [
-                        daily.TokenRun(players.token_hash(token), day, [], n % 7, 0, NOW)
-                        for token in tokens[n : n + 2]
-                    ]
-                    answers = await daily.submit_batch_by_tokens(pool, sent)
-                    outcomes = [answer[1] for answer in answers if isinstance(answer, tuple)]
-                assert len(outcomes) == 2
-                assert all(isinstance(o, daily.Stored) and o.created for o in outcomes)
+    async def batches(first: int, last: int) -> None:
+        """Two runs a batch, sent by player and by token in turn."""
+        for n in range(first, last, 2):
+            if n % 4:
+                runs = [submission(player, day, n % 7) for player in ids[n : n + 2]]
+                outcomes = await daily.submit_batch(pool, runs)
+            else:
+                sent = [
+                    daily.TokenRun(
+                        players.token_hash(token), daily.VerifiedRun(day, [], n % 7, 0, NOW)
+                    )
+                    for token in tokens[n : n + 2]
+                ]
+                answers = await daily.submit_batch_by_tokens(pool, sent)
+                outcomes = [answer[1] for answer in answers if isinstance(answer, tuple)]
+            assert len(outcomes) == 2
+            assert all(isinstance(o, daily.Stored) and o.created for o in outcomes)
 
-        async def a_players_requests() -> None:
-            histograms = Histograms(pool, cache, FixedClock(NOW))
-            await players.by_token_hashes(pool, [players.token_hash(tokens[0])])
-            await daily.official_run(pool, ids[1], day)
-            await daily.streak_row(pool, ids[1], day)
-            await daily.history(pool, histograms, ids[1], day + timedelta(days=1), 10)
+    async def a_players_requests() -> None:
+        histograms = Histograms(pool, cache, FixedClock(NOW))
+        await players.by_token_hashes(pool, [players.token_hash(tokens[0])])
+        await daily.official_run(pool, ids[1], day)
+        await daily.streak_row(pool, ids[1], day)
+        await daily.history(pool, histograms, ids[1], day + timedelta(days=1), 10)
 
-        # Autovacuum's ANALYZE after the first runs, while the tables are small; then
-        # past the first 5 calls of each statement: the generic plans, kept.
-        await batches(0, 4)
-        await pool.execute(f"ANALYZE {', '.join(tables)}")
-        await batches(4, 24)
-        for _ in range(6):
-            await a_players_requests()
-            await daily.leaderboard(pool, day, 10)
-        # Then a full month: players, their streaks and their runs of this date.
-        earlier = NOW - timedelta(days=1)
-        await pool.execute(
-            """INSERT INTO players (id, time_zone, token_hash, created_at)
-               SELECT gen_random_uuid(), 'UTC', sha256(n::text::bytea), $1
-               FROM generate_series(1, 5000) AS n""",
-            earlier,
-        )
-        await pool.execute(
-            """INSERT INTO streaks (player_id, latest_length, best, last_played)
-               SELECT id, 1, 1, $2 FROM players WHERE created_at = $1""",
-            earlier,
-            day,
-        )
-        await pool.execute(
-            """INSERT INTO daily_runs
-               SELECT id, $2, gen_random_uuid(), '[]', 3, 0, 0, 0, 1, 1, 1, $2, true, $1
-               FROM players WHERE created_at = $1""",
-            earlier,
-            day,
-        )
-
-        before = await rows_read(pool, tables)
-        await batches(24, 40)
-        per_run = (await rows_read(pool, tables) - before) / 16
-        assert per_run < 50, f"{per_run} rows read a run, with 5,040 runs stored"
-        before = await rows_read(pool, tables)
+    # Autovacuum's ANALYZE after the first runs, while the tables are small; then
+    # past the first 5 calls of each statement: the generic plans, kept.
+    await batches(0, 4)
+    await pool.execute(f"ANALYZE {', '.join(tables)}")
+    await batches(4, 24)
+    for _ in range(6):
         await a_players_requests()
-        read = await rows_read(pool, tables) - before
-        assert read < 50, f"{read} rows read by four requests of one player"
-        before = await rows_read(pool, tables)
-        board = await daily.leaderboard(pool, day, 10)
-        assert len(board.top) == 10 and sum(board.histogram.values()) == 40
-        read = await rows_read(pool, tables) - before
-        assert read < 100, f"{read} rows read for the top 10 of 5,040 runs"
-    finally:
-        await cache.close()
-        await pool.close()
+        await daily.leaderboard(pool, day, 10)
+    # Then a full month: players, their streaks and their runs of this date.
+    earlier = NOW - timedelta(days=1)
+    await pool.execute(
+        """INSERT INTO players (id, time_zone, token_hash, created_at)
+           SELECT gen_random_uuid(), 'UTC', sha256(n::text::bytea), $1
+           FROM generate_series(1, 5000) AS n""",
+        earlier,
+    )
+    await pool.execute(
+        """INSERT INTO streaks (player_id, latest_length, best, last_played)
+           SELECT id, 1, 1, $2 FROM players WHERE created_at = $1""",
+        earlier,
+        day,
+    )
+    await pool.execute(
+        """INSERT INTO daily_runs
+           SELECT id, $2, gen_random_uuid(), '[]', 3, 0, 0, 0, 1, 1, 1, $2, true, $1
+           FROM players WHERE created_at = $1""",
+        earlier,
+        day,
+    )
+
+    before = await rows_read(pool, tables)
+    await batches(24, 40)
+    per_run = (await rows_read(pool, tables) - before) / 16
+    assert per_run < 50, f"{per_run} rows read a run, with 5,040 runs stored"
+    before = await rows_read(pool, tables)
+    await a_players_requests()
+    read = await rows_read(pool, tables) - before
+    assert read < 50, f"{read} rows read by four requests of one player"
+    before = await rows_read(pool, tables)
+    board = await daily.leaderboard(pool, day, 10)
+    assert len(board.top) == 10 and sum(board.histogram.values()) == 40
+    read = await rows_read(pool, tables) - before
+    assert read < 100, f"{read} rows read for the top 10 of 5,040 runs"
 
 
-async def test_the_leaderboard_reads_its_top_not_its_date(new_database: str) -> None:
+async def test_the_leaderboard_reads_its_top_not_its_date(
+    one_session: tuple[asyncpg.Pool, Cache],
+) -> None:
     """The leaderboard keeps one plan, made without knowing its limit: that plan must
     read the date's best runs in order and stop. Planned for a limit of a tenth of the
     date's runs, PostgreSQL sorted the whole date instead, in parallel (half a second a
     call on a date of a million; already so on a date of 10,000 runs, as here)."""
-    pool = await create_pool(new_database, max_size=1)  # one session: the plan it keeps
-    cache = Cache.connect(None, "top:")
-    try:
-        async with pool.acquire() as connection:
-            await migrate(connection)
-        day = NOW.date()
-        assert await synth_day(pool, cache, SECRET.encode(), day, 10_000, seed=3) == 10_000
-        await pool.execute("VACUUM ANALYZE")
-        partition = [f"daily_runs_{day:%Y_%m}"]
+    pool, cache = one_session
+    day = NOW.date()
+    assert await synth_day(pool, cache, SECRET.encode(), day, 10_000, seed=3) == 10_000
+    await pool.execute("VACUUM ANALYZE")
+    partition = [f"daily_runs_{day:%Y_%m}"]
 
-        # Past the first 5 calls, the plan kept; the API's most too (the function's own
-        # constant must not be below it).
-        for limit in (10, 3, 10, 3, 10, 3, 10, daily.TOP_MOST):
-            before = await rows_read(pool, partition)
-            board = await daily.leaderboard(pool, day, limit)
-            read = await rows_read(pool, partition) - before
-            assert len(board.top) == limit and sum(board.histogram.values()) == 10_000
-            assert [score for _name, score in board.top] == sorted(board.histogram)[:1] * limit
-            assert read <= 2 * daily.TOP_MOST, f"{read} rows read for a top {limit} of 10,000"
-    finally:
-        await cache.close()
-        await pool.close()
+    # Past the first 5 calls, the plan kept; the API's most too (the function's own
+    # constant must not be below it).
+    for limit in (10, 3, 10, 3, 10, 3, 10, daily.TOP_MOST):
+        before = await rows_read(pool, partition)
+        board = await daily.leaderboard(pool, day, limit)
+        read = await rows_read(pool, partition) - before
+        assert len(board.top) == limit and sum(board.histogram.values()) == 10_000
+        assert [score for _name, score in board.top] == sorted(board.histogram)[:1] * limit
+        assert read <= 2 * daily.TOP_MOST, f"{read} rows read for a top {limit} of 10,000"
 
 
 async def test_statements_of_the_service_are_never_jit_compiled(pool: asyncpg.Pool) -> None:
@@ -481,12 +488,8 @@ async def test_runs_sent_with_tokens_find_their_players_in_the_batch(
     def sent(token: str, score: int, variant: int = 0) -> daily.TokenRun:
         run = submission(uuid.uuid4(), day, score, variant)
         return daily.TokenRun(
-            token_hash=players.token_hash(token),
-            day=day,
-            moves=run.moves,
-            score=run.score,
-            best_possible=run.best_possible,
-            submitted_at=run.submitted_at,
+            players.token_hash(token),
+            daily.VerifiedRun(day, run.moves, run.score, run.best_possible, run.submitted_at),
         )
 
     first = await daily.submit_batch_by_tokens(
@@ -549,7 +552,9 @@ async def test_runs_sent_with_tokens_are_refused_exactly_where_the_date_is_not_o
             "UPDATE players SET closed_before = $2 WHERE id = $1", player.id, closed_before
         )
     sent = [
-        daily.TokenRun(players.token_hash(token), played, [{"tiles": [9]}], 9, 0, now)
+        daily.TokenRun(
+            players.token_hash(token), daily.VerifiedRun(played, [{"tiles": [9]}], 9, 0, now)
+        )
         for token, (now, _closed_before, played) in zip(tokens, cases, strict=True)
     ]
     answers = await daily.submit_batch_by_tokens(pool, sent)

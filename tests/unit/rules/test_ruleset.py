@@ -31,6 +31,15 @@ def test_defaults_are_the_standard_rules() -> None:
         (b'{"one_die": "sometimes"}', "one_die"),
         (b'{"move_rule": "pairs"}', "move_rule"),
         (b'{"scoring": "product"}', "scoring"),
+        (b'{"first_must_close": 10}', "first_must_close"),
+        (b'{"tiles": 6, "first_must_close": 7}', "first_must_close: tile 7 is not on a box"),
+        (b'{"start": [4, 5, 6], "first_must_close": 2}', "first_must_close: tile 2 is not open"),
+        (b'{"first_must_close": 0}', "first_must_close"),
+        (b'{"stop_on_total": 1}', "stop_on_total"),
+        (b'{"stop_on_total": 13}', "stop_on_total"),
+        (b'{"total": "product"}', "total"),
+        (b'{"one_die_choice": "never"}', "one_die_choice"),
+        (b'{"move_rule": "die_or_sums"}', "move_rule"),
         (b'{"colour": "red"}', "colour"),
     ],
 )
@@ -105,25 +114,6 @@ def test_start_sets_the_open_tiles_and_is_not_part_of_the_solver_key() -> None:
     rules = Rules(start=(4, 5, 6, 7, 8, 9))
     assert tiles_of(rules.start_position) == (4, 5, 6, 7, 8, 9)
     assert rules.solver_key == Rules()
-
-
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
-        (b'{"first_must_close": 10}', "first_must_close"),
-        (b'{"tiles": 6, "first_must_close": 7}', "first_must_close: tile 7 is not on a box"),
-        (b'{"start": [4, 5, 6], "first_must_close": 2}', "first_must_close: tile 2 is not open"),
-        (b'{"first_must_close": 0}', "first_must_close"),
-        (b'{"stop_on_total": 1}', "stop_on_total"),
-        (b'{"stop_on_total": 13}', "stop_on_total"),
-        (b'{"total": "product"}', "total"),
-        (b'{"one_die_choice": "never"}', "one_die_choice"),
-        (b'{"move_rule": "die_or_sums"}', "move_rule"),
-    ],
-)
-def test_newer_fields_that_do_not_fit_are_refused_naming_the_field(body: bytes, field: str) -> None:
-    with pytest.raises(msgspec.ValidationError, match=field):
-        msgspec.json.decode(body, type=Rules)
 
 
 def test_newer_fields_refuse_bad_values_given_in_python_too() -> None:
