@@ -1,7 +1,7 @@
 """Hostile clients against a two-worker server: can one client exhaust the service?
 
     .venv/bin/python benchmarks/hostile.py [--seconds 10] [--clients 4] [--junk 3000]
-        [--analyses 3000] [--slow 300] [--slow-seconds 25] [--workers 2]
+        [--junk-clients 8] [--analyses 3000] [--slow 300] [--slow-seconds 25] [--workers 2]
 
 Everything runs on loopback (127.0.0.1), bounded in count and time, and stops by
 itself. The server is ``shutbox serve`` with two granian workers, a throwaway database
@@ -57,19 +57,20 @@ from typing import Any, Final
 import httpx
 import psutil
 
-from service.rules import ruleset
-from service.rules.ruleset import Roll, Rules
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.processes import ADMIN_URL, Spawned, answers_ok
+from service.rules import ruleset
+from service.rules.ruleset import Roll, Rules
 from tests.resources import HOST, free_port, throwaway_database
 from tests.runs import JsonMove, legal_run
 
-HEALTH_EVERY: Final = 0.05
+# What the service must hold to under attack.
 TARGET_P99_MS: Final = 100.0
 METRICS_P99_MS: Final = 50.0
 TARGET_RSS_MIB: Final = 200.0
-JUNK_CONCURRENCY: Final = 8
+
+# How the attack runs: the health probe's period, the start-up wait.
+HEALTH_EVERY: Final = 0.05
 STARTUP_SECONDS: Final = 60.0
 VARIANTS: Final = tuple(
     Rules(tiles=tiles, one_die=one_die, move_rule=move_rule, scoring=scoring)
@@ -81,12 +82,8 @@ VARIANTS: Final = tuple(
 
 
 def rules_body(rules: Rules) -> dict[str, Any]:
-    return {
-        "tiles": rules.tiles,
-        "one_die": rules.one_die,
-        "move_rule": rules.move_rule,
-        "scoring": rules.scoring,
-    }
+    """The rules as a request gives them: the fields ``Rules.stored`` keeps, none null."""
+    return {field: value for field, value in rules.stored().items() if value is not None}
 
 
 def greedy_run(rules: Rules, rng: random.Random) -> tuple[list[Roll], list[JsonMove]]:
@@ -220,7 +217,7 @@ def junk_segment(rng: random.Random) -> str:
     return "".join(rng.choices(alphabet, k=rng.randint(200, 2000)))
 
 
-async def junk_phase(url: str, junk: int, analyses: int) -> None:
+async def junk_phase(url: str, junk: int, analyses: int, clients: int) -> None:
     statuses: Counter[str] = Counter()
     echoed = 0
     rng = random.Random(7)
@@ -239,7 +236,7 @@ async def junk_phase(url: str, junk: int, analyses: int) -> None:
                 statuses[f"/v1/daily/<junk> {answer.status_code}"] += 1
                 echoed += segment[:40] in answer.text
 
-    await asyncio.gather(*(junk_dates() for _ in range(JUNK_CONCURRENCY)))
+    await asyncio.gather(*(junk_dates() for _ in range(clients)))
     turns = iter(range(analyses))
 
     async def analyse() -> None:
@@ -252,7 +249,7 @@ async def junk_phase(url: str, junk: int, analyses: int) -> None:
                 except httpx.HTTPError as error:
                     statuses[f"{path} {type(error).__name__}"] += 1
 
-    await asyncio.gather(*(analyse() for _ in range(JUNK_CONCURRENCY)))
+    await asyncio.gather(*(analyse() for _ in range(clients)))
     print(f"\n2. {junk} junk Daily Dice paths, then {analyses} analyses over the variants")
     print(f"   answers repeating the junk segment: {echoed}")
     print_statuses(statuses)
@@ -404,6 +401,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=4, help="clients cycling variants")
     parser.add_argument("--junk", type=int, default=3000, help="junk Daily Dice paths")
     parser.add_argument("--analyses", type=int, default=3000, help="analyses in phase 2")
+    parser.add_argument("--junk-clients", type=int, default=8, help="clients in phase 2")
     parser.add_argument("--slow", type=int, default=300, help="slow-body connections")
     parser.add_argument("--slow-seconds", type=float, default=25.0, help="length of phase 4")
     parser.add_argument("--workers", type=int, default=2, help="server worker processes")
@@ -434,7 +432,7 @@ def main() -> int:
             # of /metrics are answered, not 429.
             asyncio.run(metrics_phase(url, args.seconds))
             asyncio.run(variants_phase(url, args.seconds, args.clients))
-            asyncio.run(junk_phase(url, args.junk, args.analyses))
+            asyncio.run(junk_phase(url, args.junk, args.analyses, args.junk_clients))
             asyncio.run(malformed_phase(url))
             asyncio.run(slow_bodies_phase(url, args.slow, args.slow_seconds))
             after, solvers_after = memory(server)

@@ -77,12 +77,6 @@ import msgspec
 import redis
 from litestar import Litestar, get, post
 
-from service.api.schemas import move_out, rules_out
-from service.rules.computers import COMPUTERS, MEDIUM, play
-from service.rules.dice import derive_dice
-from service.rules.ruleset import Roll, Rules
-from service.rules.solver import solve
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import processes
 from benchmarks.processes import (
@@ -96,6 +90,11 @@ from benchmarks.processes import (
     python_env,
     service_env,
 )
+from service.api.schemas import move_out, rules_out
+from service.rules.computers import COMPUTERS, MEDIUM, play
+from service.rules.dice import derive_dice
+from service.rules.ruleset import Roll, Rules
+from service.rules.solver import solve
 from tests.resources import HOST, free_port, throwaway_database
 from tests.runs import at_random, played
 

@@ -158,6 +158,7 @@ async def _feeds(call: Call, count: int) -> list[Request]:
 
 
 MADE: Final = {"runs": _runs, "analyze": _analyses, "feed": _feeds}
+FIXED_SECRET: Final = "instructions-benchmark-secret-of-32-characters-at-least"
 
 
 def counted(what: str, count: int, args: argparse.Namespace, scratch: Path) -> int:
@@ -166,7 +167,11 @@ def counted(what: str, count: int, args: argparse.Namespace, scratch: Path) -> i
         throwaway_database(args.postgres, "shutbox_instr") as db_url,
         redis_prefix(args.redis) as prefix,
     ):
-        env = service_env(db_url, args.redis, prefix)
+        # The same dice and the same hashes in every process: a count that moves between
+        # two runs of one tree is then the code's, not the dice's (a random secret moved
+        # the counts of one tree by several per cent).
+        env = service_env(db_url, args.redis, prefix, secret=FIXED_SECRET)
+        env["PYTHONHASHSEED"] = "0"
         out = scratch / f"callgrind.{what}.{count}"
         command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"]
         command += [sys.executable, __file__, "--serve", what, str(count), args.way]

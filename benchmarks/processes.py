@@ -123,16 +123,21 @@ def python_env(extra: dict[str, str]) -> dict[str, str]:
 
 
 def service_env(
-    database_url: str, redis_url: str, prefix: str, rate_limit: str = UNREACHED_RATE_LIMIT
+    database_url: str,
+    redis_url: str,
+    prefix: str,
+    rate_limit: str = UNREACHED_RATE_LIMIT,
+    secret: str | None = None,
 ) -> dict[str, str]:
-    """``python_env`` for a service at its defaults on these data: a secret of its own,
-    the request log at INFO (a line a request), rate limits on at ``rate_limit`` (a
-    benchmark is one client address: at the production rate it would get 429s)."""
+    """``python_env`` for a service at its defaults on these data: a secret of its own
+    (``secret``, else a random one), the request log at INFO (a line a request), rate
+    limits on at ``rate_limit`` (a benchmark is one client address: at the production
+    rate it would get 429s)."""
     return python_env(
         {
             "DATABASE_URL": database_url,
             "REDIS_URL": redis_url,
-            "SHUTBOX_SECRET": secrets.token_urlsafe(32),
+            "SHUTBOX_SECRET": secret or secrets.token_urlsafe(32),
             "SHUTBOX_REDIS_PREFIX": prefix,
             "SHUTBOX_LOG_LEVEL": "INFO",
             "SHUTBOX_RATE_LIMIT_ADDRESS": rate_limit,
