@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/http_bench.py [--duration S] [--workers N]
         [--connections C] [--threads T] [--warmup S] [--date YYYY-MM-DD]
-        [--rate-limit N/s|off] [--players-per-second N] [--json]
+        [--rate-limit N/s|off] [--players-per-second N] [--way front|framework] [--json]
 
 Everything runs in one go on loopback (127.0.0.1), one server under load at a time:
 
@@ -39,8 +39,9 @@ Everything runs in one go on loopback (127.0.0.1), one server under load at a ti
 The service runs at its defaults, one worker unless ``--workers`` says otherwise: the
 request log on (INFO, one JSON line a request, to a file) and the rate limiter on every
 request as in production, with a limit no benchmark reaches (``--rate-limit``; ``off``
-to measure without it). It gets a throwaway PostgreSQL database and its own Redis key
-prefix, both removed at the end.
+to measure without it); ``--way framework`` serves it with no answers before the framework
+(``benchmarks/framework_way.py``), to read what they buy. It gets a throwaway PostgreSQL
+database and its own Redis key prefix, both removed at the end.
 
 Each figure is wrk's requests per second and p99 latency after a short warm-up, and
 the ratio of the requests per second to the ceiling's (the POSTs also to the bare
@@ -126,6 +127,12 @@ async def _bare_post(data: dict[str, Any]) -> dict[str, int]:
 def _frozen_heap() -> None:
     gc.collect()
     gc.freeze()
+
+
+SERVE: Final = {
+    "front": ("service.cli", "serve"),  # the product, as operators start it
+    "framework": ("benchmarks.framework_way",),  # the same, every request the framework's way
+}
 
 
 def bare_app() -> Litestar:
@@ -540,7 +547,7 @@ def measure_service(
         # What `shutbox serve` would make with several workers, but removed by us.
         env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
         port = free_port()
-        service = [sys.executable, "-m", "service.cli", "serve"]
+        service = [sys.executable, "-m", *SERVE[args.way]]
         service += ["--host", HOST, "--port", str(port), "--workers", workers]
         with running("service", service, port, env, scratch / "service.log") as server:
             server.wait_until_ok("/readyz")
@@ -593,7 +600,7 @@ def measure_quiet_feed(
     """For reference, between two runs of the feed at the defaults: the same feed from a
     second service process with the request log off, to read what the log costs."""
     port = free_port()
-    service = [sys.executable, "-m", "service.cli", "serve"]
+    service = [sys.executable, "-m", *SERVE[args.way]]
     service += ["--host", HOST, "--port", str(port), "--workers", str(args.workers)]
     quiet_env = {**env, "SHUTBOX_LOG_LEVEL": "WARNING"}
     with running("service, log off", service, port, quiet_env, scratch / "quiet.log") as server:
@@ -631,7 +638,8 @@ def rows_of(results: list[Measurement]) -> list[Row]:
 def print_table(rows: list[Row], args: argparse.Namespace) -> None:
     print(
         f"wrk: {args.duration}s, {args.connections} connections, {args.threads} threads; "
-        f"granian: {args.workers} workers, ASGI, {HOST}; {os.cpu_count()} CPUs shared"
+        f"granian: {args.workers} workers, ASGI, {HOST}; {os.cpu_count()} CPUs shared; "
+        f"the {args.way}'s way"
     )
     width = max(42, *(len(row.endpoint) for row in rows))
     print(
@@ -757,6 +765,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=5000,
         help="new players supplied per second of the full-load runs of POST /v1/daily/{date}/runs"
         " (a wrk thread out of them stops, and the figures are flagged)",
+    )
+    parser.add_argument(
+        "--way",
+        choices=tuple(SERVE),
+        default="front",
+        help="front: the product; framework: no answers before the framework",
     )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
