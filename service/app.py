@@ -36,6 +36,7 @@ from service.api.boxes import BoxesController
 from service.api.daily import DailyController
 from service.api.deps import DEPENDENCIES, Services
 from service.api.document import finish_document
+from service.api.friends import FriendsController
 from service.api.front.hot import (
     FRONT,
     HotRoute,
@@ -51,6 +52,9 @@ from service.api.game import GameController
 from service.api.headers import describe_headers
 from service.api.ops import MetricsController, OpsController
 from service.api.players import PlayersController
+from service.api.practice import PracticeController
+from service.api.series import SeriesController
+from service.api.stats import StatsController
 from service.calendar import named_date
 from service.clock import Clock, SystemClock
 from service.rules.ruleset import Rules
@@ -138,9 +142,12 @@ def lifespan(
             )
             await solver.tables(Rules())  # the standard tables, warm before the first request
             await services.dice_in_play.load()
+            listening = asyncio.Event()  # the keys of boxes of unmarked dice, all held
             chores = [
                 asyncio.create_task(housekeeping(pool, cache, clock, settings.launch_date)),
+                asyncio.create_task(services.dice_in_play.listen(listening)),
             ]
+            await listening.wait()
             # What start-up made lives as long as the app: out of every garbage collection
             # from now on (a full one took some 10 ms of a worker, a stall for every request
             # in flight), back in at shutdown.
@@ -283,8 +290,12 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     app = App(
         route_handlers=[
             PlayersController,
+            StatsController,
             DailyController,
+            PracticeController,
             BoxesController,
+            FriendsController,
+            SeriesController,
             GameController,
             OpsController,
             MetricsController,

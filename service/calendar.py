@@ -139,8 +139,18 @@ def has_begun(day: date, now: datetime) -> bool:
 
 def has_closed_everywhere(day: date, now: datetime) -> bool:
     """Whether ``day`` has ended everywhere on Earth (UTC-12), grace included."""
+    return now >= closes_everywhere_at(day)
+
+
+def closes_everywhere_at(day: date) -> datetime:
+    """The instant ``day`` has ended everywhere on Earth (UTC-12), grace included: 12:15
+    UTC the next day (``has_closed_everywhere`` from then on).
+
+    >>> closes_everywhere_at(date(2026, 11, 28)).isoformat()
+    '2026-11-29T12:15:00+00:00'
+    """
     ends = datetime.combine(day + timedelta(days=1), time(0), tzinfo=UTC) + LATEST_UTC_OFFSET
-    return now >= ends + GRACE
+    return ends + GRACE
 
 
 class StreakRuns(NamedTuple):

@@ -1,4 +1,5 @@
-"""Codes that people type on phones: Friend Box codes and account transfer codes.
+"""Codes that people type on phones: Friend Box codes, friend codes (made and read as
+box codes are) and account transfer codes.
 
 Crockford's base32 alphabet (``0-9 A-Z`` without I, L, O, U). A box code is 8
 symbols (40 random bits) and a check symbol from the same alphabet, shown as
@@ -38,6 +39,7 @@ TRANSFER_DATA_SYMBOLS: Final = 12
 TRANSFER_LENGTH: Final = TRANSFER_DATA_SYMBOLS + 1
 BOX_CODE: Final = N_("box code")
 TRANSFER_CODE: Final = N_("transfer code")
+FRIEND_CODE: Final = N_("friend code")
 _VALUE: Final = {symbol: value for value, symbol in enumerate(ALPHABET)}
 _READ_AS: Final = {"O": "0", "I": "1", "L": "1"}
 _POLY: Final = 0b100101  # x^5 + x^2 + 1, primitive over GF(2)

@@ -29,6 +29,7 @@ ENVIRONMENT = {
     "SHUTBOX_RATE_LIMIT_TOKEN": "requests per bearer token, N/s, N/m or N/h, or off (600/m)",
     "SHUTBOX_RATE_LIMIT_ACCOUNTS": "players made per client address, N/s, N/m, N/h or off (60/h)",
     "SHUTBOX_RATE_LIMIT_CLAIMS": "transfer claims per client address, N/s, N/m, N/h or off (20/h)",
+    "SHUTBOX_RATE_LIMIT_FRIENDS": "friend codes redeemed per address, N/s, N/m, N/h or off (30/h)",
     "SHUTBOX_TRUSTED_PROXIES": "proxies whose X-Forwarded-For is believed, IPs or CIDRs (none)",
     "SHUTBOX_RATE_LIMIT_IPV6_PREFIX": "IPv6 clients share the per-address limits per /N (64)",
     "SHUTBOX_METRICS_ALLOW": "who may read /metrics: IPs or CIDRs, or none (loopback only)",
@@ -90,6 +91,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_token: str = "600/m"
     rate_limit_accounts: str = "60/h"
     rate_limit_claims: str = "20/h"
+    rate_limit_friends: str = "30/h"
     trusted_proxies: list[str] = msgspec.field(default_factory=list)
     rate_limit_ipv6_prefix: Annotated[int, msgspec.Meta(ge=1, le=128)] = 64
     metrics_allow: list[str] = msgspec.field(default_factory=lambda: ["127.0.0.0/8", "::1"])
@@ -124,6 +126,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             self.rate_limit_token,
             self.rate_limit_accounts,
             self.rate_limit_claims,
+            self.rate_limit_friends,
             self.solver_rate_limit,
         ):
             Limit.parse(limit)  # refuse a limit that cannot be read, at start
@@ -162,6 +165,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
         return {
             "accounts": Limit.parse(self.rate_limit_accounts),
             "claims": Limit.parse(self.rate_limit_claims),
+            "friends": Limit.parse(self.rate_limit_friends),
         }
 
     @property

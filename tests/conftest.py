@@ -114,6 +114,7 @@ def settings(
         rate_limit_token="off",
         rate_limit_accounts="off",
         rate_limit_claims="off",
+        rate_limit_friends="off",
         solver_rate_limit="off",
     )
 
@@ -270,6 +271,7 @@ def server_environment(database_url: str, redis_url: str = REDIS_URL) -> dict[st
         "SHUTBOX_RATE_LIMIT_TOKEN": "off",
         "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
         "SHUTBOX_RATE_LIMIT_CLAIMS": "off",
+        "SHUTBOX_RATE_LIMIT_FRIENDS": "off",
         "SHUTBOX_SOLVER_RATE_LIMIT": "off",
     }
 

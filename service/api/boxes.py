@@ -4,6 +4,7 @@ owner's final position as the target."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Final, Literal
 from uuid import UUID
@@ -11,6 +12,7 @@ from uuid import UUID
 import msgspec
 from litestar import Controller, Response, get, post
 from litestar.params import JSONBody, PathParameter, QueryParameter
+from litestar.types import Scope
 from msgspec import UNSET, Meta, UnsetType
 
 from service import codes
@@ -20,6 +22,7 @@ from service.api.deps import (
     MAYBE_BEARER,
     AnyRequest,
     PlayerDep,
+    Services,
     ServicesDep,
     optional_player,
 )
@@ -30,9 +33,11 @@ from service.api.schemas import (
     NAME,
     SCORE,
     SHUT,
+    DiceIn,
     MovesIn,
     RulesIn,
     RulesOut,
+    RunResult,
     StoredRunResult,
     move_in,
     rules_out,
@@ -41,11 +46,14 @@ from service.api.schemas import (
 from service.api.tables import held_tables
 from service.i18n import _
 from service.rules.analysis import report
+from service.rules.dice import box_sequence_id, check_dice
 from service.rules.ruleset import Roll, Rules
 from service.store import boxes, sequences
-from service.store.boxes import Box, Mode
+from service.store.boxes import Box, Mode, NewBoxRun, OwnersRun
 from service.store.db import Connection, Database
+from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
+from service.store.sequences import IssuedSequence
 
 CodePath = Annotated[
     str,
@@ -56,10 +64,29 @@ CodePath = Annotated[
 ]
 
 
+class FromRun(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A run the player has just played (a Solo round): its dice and its moves."""
+
+    dice: DiceIn
+    moves: MovesIn
+
+
 class NewBox(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """A box to make: fresh dice under these rules."""
+    """A box to make: fresh dice under these rules, or the dice of a run the player has
+    played, that run being the owner's."""
 
     rules: RulesIn = msgspec.field(default_factory=Rules)
+    from_run: (
+        Annotated[
+            FromRun,
+            Meta(
+                description="The dice of a round the player has just played, and its moves: "
+                "the box has those dice, and that run is the owner's run of it. Dice in play "
+                "(a live Daily Dice, a Friend Box, a series round) are 403 `dice-in-play`."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Owner(msgspec.Struct, frozen=True):
@@ -196,6 +223,56 @@ def versus(score: int, owner_score: int) -> Versus:
     return Versus(owner_score=owner_score, outcome=outcome)
 
 
+def box_run(
+    result: RunResult,
+    code: str,
+    player: PlayerRow,
+    mode: Mode,
+    now: datetime,
+    owners: boxes.BoxRun | None,
+) -> tuple[NewBoxRun, Callable[[UUID], bytes]]:
+    """A player's run of a box as stored, and its answer for a run id (``versus`` the
+    owner's run when there is one)."""
+    new_run = NewBoxRun(
+        code=code,
+        player_id=player.id,
+        mode=mode,
+        moves=msgspec.to_builtins(result.moves),
+        score=result.score,
+        shut=result.shut,
+        open_tiles=result.open,
+        submitted_at=now,
+    )
+
+    def respond(run_id: UUID) -> bytes:
+        extra: dict[str, Any] = {"run_id": str(run_id), "official": True}
+        if owners is not None:
+            extra["versus"] = versus(result.score, owners.run.score)
+        return _encoder.encode(BoxRunResult(**msgspec.structs.asdict(result) | extra))
+
+    return new_run, respond
+
+
+async def owners_run(
+    scope: Scope, data: FromRun, rules: Rules, player: PlayerRow, services: Services
+) -> OwnersRun:
+    """The run a box is made of, if its dice fit the rules and are not in play (its moves
+    are verified and analysed, as any box run's, once the box's code is drawn)."""
+    dice = check_dice(rules, data.dice)
+    if await services.dice_in_play.refuses(dice, services.clock.now()):
+        # The problem's own (translated) words: a detail of its own awaits the catalogs.
+        raise problems.DICE_IN_PLAY(_("These dice are in play"))
+    moves = [move_in(m) for m in data.moves]
+    await held_tables(scope, rules)
+
+    def run_of_box(code: str) -> tuple[NewBoxRun, Callable[[UUID], bytes]]:
+        sequence_id = box_sequence_id(code)
+        result = run_result(report(rules, dice, moves, sequence_id), sequence_id)
+        return box_run(result, code, player, "blind", services.clock.now(), None)
+
+    return OwnersRun(dice=dice, played=run_of_box)
+
+
 _encoder = msgspec.json.Encoder()
 
 
@@ -209,11 +286,22 @@ class BoxesController(Controller):
         summary="Create a Friend Box",
         description=(
             "A fresh sequence under any rules variant (standard by default) behind a code to "
-            "share. The owner plays it like anyone else. Honours Idempotency-Key."
+            "share. The owner plays it like anyone else. With `from_run`, a box of the dice of "
+            "a round the player has just played, that run (verified and analysed as any "
+            "box run) being the owner's: dice in play (a live Daily Dice, a Friend Box, a "
+            "series round, compared by their first 7 rolls) are 403 `dice-in-play`, an "
+            "illegal run 422. Honours Idempotency-Key."
         ),
         security=BEARER,
         responses={
-            **documented(problems.CREATING, problems.AUTHENTICATED),
+            **documented(
+                problems.CREATING,
+                problems.AUTHENTICATED,
+                problems.DICE_IN_PLAY,
+                problems.INVALID_DICE,
+                problems.ILLEGAL_RUN,
+                problems.SOLVER_BUSY,
+            ),
             201: created(CreatedBox, "The box"),
         },
         status_code=201,
@@ -221,9 +309,15 @@ class BoxesController(Controller):
     async def create(
         self, request: AnyRequest, data: JSONBody[NewBox], player: PlayerDep, services: ServicesDep
     ) -> Response[bytes]:
+        made: list[IssuedSequence] = []  # a box of a run's dice, once committed
 
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
             database = connection or services.pool
+            run = (
+                None
+                if isinstance(data.from_run, UnsetType)
+                else await owners_run(request.scope, data.from_run, data.rules, player, services)
+            )
             code, issued = await boxes.create(
                 database,
                 services.cache,
@@ -231,7 +325,10 @@ class BoxesController(Controller):
                 player.id,
                 data.rules,
                 services.clock.now(),
+                run,
             )
+            if run is not None:
+                made.append(issued)
             created = CreatedBox(
                 code=code,
                 display_code=codes.display(code),
@@ -241,7 +338,10 @@ class BoxesController(Controller):
             )
             return 201, _encoder.encode(created)
 
-        return await respond_once(request, services, f"player:{player.id}", produce)
+        response = await respond_once(request, services, f"player:{player.id}", produce)
+        for issued in made:  # committed: its dice may carry no mark, every process to know
+            await services.dice_in_play.made(issued.dice, issued.rules)
+        return response
 
     @get(
         "/{code:str}",
@@ -332,23 +432,9 @@ class BoxesController(Controller):
                 if player.id != found.owner_id
                 else None
             )
-            new_run = boxes.NewBoxRun(
-                code=found.code,
-                player_id=player.id,
-                mode=data.mode,
-                moves=msgspec.to_builtins(result.moves),
-                score=result.score,
-                shut=result.shut,
-                open_tiles=result.open,
-                submitted_at=services.clock.now(),
+            new_run, respond = box_run(
+                result, found.code, player, data.mode, services.clock.now(), owners
             )
-
-            def respond(run_id: UUID) -> bytes:
-                extra: dict[str, Any] = {"run_id": str(run_id), "official": True}
-                if owners is not None:
-                    extra["versus"] = versus(result.score, owners.run.score)
-                return _encoder.encode(BoxRunResult(**msgspec.structs.asdict(result) | extra))
-
             try:
                 accepted = await boxes.submit(database, new_run, respond)
             except AlreadyPlayed as played:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime
 from typing import Annotated, Final, Literal, NamedTuple
 
@@ -221,6 +222,28 @@ async def official_run(services: Services, player: PlayerRow, when: date) -> Dai
             _("You have no official run of {date}.", date=long_date(when))
         )
     return stored
+
+
+async def check_ranking_shown(
+    services: Services,
+    when: date,
+    now: datetime,
+    viewer: Callable[[], Awaitable[PlayerRow | None]],
+) -> None:
+    """403 (``LEADERBOARD_HIDDEN``) unless the rankings of a date may be shown: to anyone
+    once it has closed everywhere on Earth, else to a player who has played it (``viewer``,
+    asked only then). The one rule of the date's leaderboard and of its friends' board."""
+    if has_closed_everywhere(when, now):
+        return
+    player = await viewer()
+    if player is None or await services.daily.official(player.id, when) is None:
+        raise problems.LEADERBOARD_HIDDEN(
+            _(
+                "The ranking of {date} is shown once you have played it, or to "
+                "everyone once the date has ended everywhere on Earth.",
+                date=long_date(when),
+            ),
+        )
 
 
 def share_text(day: date, result: RunResult) -> str:
@@ -504,16 +527,7 @@ class DailyController(Controller):
         when = parse_date(day)
         now = services.clock.now()
         check_begun(when, services.settings, now)
-        if not has_closed_everywhere(when, now):
-            viewer = await optional_player(request, services)
-            if viewer is None or await services.daily.official(viewer.id, when) is None:
-                raise problems.LEADERBOARD_HIDDEN(
-                    _(
-                        "The ranking of {date} is shown once you have played it, or to "
-                        "everyone once the date has ended everywhere on Earth.",
-                        date=long_date(when),
-                    ),
-                )
+        await check_ranking_shown(services, when, now, lambda: optional_player(request, services))
         issued = await services.daily.dice(when, now)
         rules = issued.rules
         tables = await held_tables(request.scope, rules)

@@ -18,6 +18,7 @@ from service.caching import LRU
 from service.clock import Clock
 from service.daily import DailyRuns
 from service.i18n import _, player_language
+from service.practice import PracticeRuns
 from service.settings import Settings
 from service.store import daily as store_daily
 from service.store import players
@@ -47,7 +48,7 @@ class Services:
         self.clock = clock
         self.settings = settings
         self.histograms = Histograms(pool, cache, clock)
-        self.dice_in_play = DiceInPlay(pool, cache, settings.secret_bytes)
+        self.dice_in_play = DiceInPlay(pool, cache, settings.secret_bytes, settings.database_url)
         # The Daily Dice answers served, by date (a date's about 300 bytes).
         self.daily_feed: LRU[date, Feed] = LRU("daily_feed", bound=FEED_DATES_KEPT)
         # The readiness checks asked at once share one (a crowd takes one connection).
@@ -74,6 +75,7 @@ class Services:
         self.daily = DailyRuns(
             pool, cache, settings.secret_bytes, self.histograms, daily_batches, by_token
         )
+        self.practice = PracticeRuns(pool, self.daily, self.histograms)
 
 
 # What a handler declares to be handed the services or the request's player.

@@ -33,6 +33,7 @@ def finish_document(app: Litestar) -> None:
     _answer_of_the_proxy_on_readiness(app)
     _one_member_unions_as_their_member(document)
     _described_by_their_docstrings(app)
+    _tags_described(app)
 
 
 def _answer_of_the_proxy_on_readiness(app: Litestar) -> None:
@@ -92,6 +93,25 @@ def _described_by_their_docstrings(app: Litestar) -> None:
         if isinstance(schema, Schema) and name in structs:
             doc = structs[name].__doc__
             schema.description = " ".join(inspect.cleandoc(doc).split()) if doc else None
+
+
+def _tags_described(app: Litestar) -> None:
+    """The tag of a tagged struct (msgspec's ``tag_field``, ``kind`` say) tells which member
+    of a union an object is: Litestar leaves it undescribed."""
+    components: dict[str, Any] = app.openapi_schema.components.schemas or {}
+    for name, struct in _structs_of(app).items():
+        config = struct.__struct_config__
+        schema = components.get(name)
+        if config.tag_field is None or schema is None:
+            continue
+        # Litestar keeps the schema msgspec makes of a tagged struct as it is: a dict.
+        properties = schema.get("properties") if isinstance(schema, dict) else schema.properties
+        tag = (properties or {}).get(config.tag_field)
+        said = f"Which kind of object this is: `{config.tag}`."
+        if isinstance(tag, dict) and not tag.get("description"):
+            tag["description"] = said
+        elif isinstance(tag, Schema) and not tag.description:
+            tag.description = said
 
 
 def _structs_of(app: Litestar) -> dict[str, type[msgspec.Struct]]:

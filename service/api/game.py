@@ -76,8 +76,8 @@ async def dice_to_analyse(data: AnalyzeRequest, services: Services) -> tuple[Rol
     if await services.dice_in_play.refuses(dice, services.clock.now()):
         raise problems.DICE_IN_PLAY(
             _(
-                "These dice are in play (a Daily Dice date still open somewhere, or a "
-                "Friend Box): submit your run to see its analysis."
+                "These dice are in play (a Daily Dice date still open somewhere, a "
+                "Friend Box or a series round): submit your run to see its analysis."
             ),
         )
     return dice
@@ -375,9 +375,9 @@ class GameController(Controller):
         description=(
             "Replays the moves on the dice under the rules, then measures the run against "
             "the exact solution for those dice. Nothing is stored. Easy is seeded from the dice. "
-            "The dice of a Daily Dice date still open somewhere on Earth, or of a Friend Box "
-            "(compared by their first 7 rolls), are 403 `dice-in-play`: their analysis comes "
-            "with the player's own run."
+            "The dice of a Daily Dice date still open somewhere on Earth, of a Friend Box or "
+            "of a round of a series not finished (compared by their first 7 rolls), are 403 "
+            "`dice-in-play`: their analysis comes with the player's own run."
         ),
         responses=documented(
             problems.BODY,

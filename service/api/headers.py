@@ -46,7 +46,7 @@ def _creates(operation: Operation) -> bool:
 
 def describe_headers(app: Litestar) -> None:
     for path, item in (app.openapi_schema.paths or {}).items():
-        for operation in (item.get, item.post, item.patch):
+        for operation in (item.get, item.put, item.post, item.patch, item.delete):
             if operation is None:
                 continue
             parameters = list(operation.parameters or [])

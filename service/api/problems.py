@@ -94,6 +94,16 @@ class TimeZoneMembers(msgspec.Struct, kw_only=True):
     possible_at: Annotated[datetime, Meta(description="When the time zone may change again.")]
 
 
+class DateNotClosedMembers(msgspec.Struct, kw_only=True):
+    closes_at: Annotated[
+        datetime,
+        Meta(
+            description="When the date will have closed everywhere on Earth (its end at "
+            "UTC-12, and the 15 minutes' grace): it can be practised from then on."
+        ),
+    ]
+
+
 _literal: Any = Literal  # a Literal of values known only at run time
 _TYPE: Final = (
     "What went wrong, as a stable URI reference relative to the service: tell the problems "
@@ -212,8 +222,26 @@ DATE_NOT_OPEN = _register("date-not-open", 422, N_("The date is not open for you
 ALREADY_PLAYED = _register("already-played", 409, N_("Already played"), AlreadyPlayedMembers)
 NO_OFFICIAL_RUN = _register("no-official-run", 404, N_("No official run of that date"))
 LEADERBOARD_HIDDEN = _register("leaderboard-hidden", 403, N_("The ranking is not shown yet"))
+DATE_NOT_CLOSED = _register(
+    "date-not-closed", 422, N_("The date is still open somewhere"), DateNotClosedMembers
+)
 UNKNOWN_BOX = _register("unknown-box", 404, N_("No such box"))
 RESULTS_HIDDEN = _register("results-hidden", 403, N_("The results of the box are not shown yet"))
+
+# Playing together: friends.
+UNKNOWN_FRIEND_CODE = _register("unknown-friend-code", 404, N_("No such friend code"))
+OWN_FRIEND_CODE = _register("own-friend-code", 422, N_("That is your own friend code"))
+TOO_MANY_FRIENDS = _register("too-many-friends", 409, N_("Too many friends"))
+NOT_A_FRIEND = _register("not-a-friend", 404, N_("Not one of your friends"))
+
+# Playing together: series.
+UNKNOWN_SERIES = _register("unknown-series", 404, N_("No such series"))
+SERIES_HIDDEN = _register("series-hidden", 403, N_("The series is shown to its players only"))
+SERIES_STARTED = _register("series-started", 409, N_("The series has begun"))
+SERIES_FULL = _register("series-full", 409, N_("Every seat of the series is taken"))
+ROUND_NOT_REACHED = _register("round-not-reached", 422, N_("You have not reached that round"))
+OUT_OF_SERIES = _register("out-of-series", 422, N_("You are out of the series"))
+SERIES_FINISHED = _register("series-finished", 422, N_("The series is over"))
 
 # The game: dice, positions and runs.
 DICE_IN_PLAY = _register("dice-in-play", 403, N_("These dice are in play"))
@@ -260,6 +288,8 @@ AUTHENTICATED: Final = (UNAUTHORIZED, *LIMITED)
 SOLVED: Final = (SOLVER_BUSY, *LIMITED)
 DATE: Final = (INVALID_DATE, UNKNOWN_DATE)
 BOX_CODE: Final = (INVALID_REQUEST, MISTYPED_CODE, INVALID_CODE, UNKNOWN_BOX)
+SERIES_CODE: Final = (INVALID_REQUEST, MISTYPED_CODE, INVALID_CODE, UNKNOWN_SERIES)
+FRIEND_CODE: Final = (INVALID_REQUEST, MISTYPED_CODE, INVALID_CODE, UNKNOWN_FRIEND_CODE)
 PROXY: Final = (RATE_LIMITED, UNAVAILABLE_DEPENDENCY)
 """What the shipped proxy (``deploy/nginx.conf``) answers of its own, on every operation:
 too many requests in flight from one address, no replica up. ``documented`` adds them.

@@ -292,8 +292,8 @@ class RunResult(msgspec.Struct, frozen=True):
     sequence: Annotated[
         str | None,
         Meta(
-            description="The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: "
-            "dice the client sent (`POST /v1/analyze`)."
+            description="The dice sequence's id: `daily/YYYY-MM-DD`, `box/<code>` or "
+            "`series/<code>/<round>`; null: dice the client sent (`POST /v1/analyze`)."
         ),
     ]
     rules: Annotated[RulesOut, Meta(description="The rules the run was played under.")]
@@ -405,8 +405,8 @@ def run_result(report: Report, sequence: str | None) -> RunResult:
     )
 
 
-class Streak(msgspec.Struct, frozen=True):
-    """Consecutive daily dates with an official run."""
+class StreakFigures(msgspec.Struct, frozen=True):
+    """A player's daily streak now: its two lengths (a friend's, a player's statistics)."""
 
     current: Annotated[
         int,
@@ -416,6 +416,11 @@ class Streak(msgspec.Struct, frozen=True):
         ),
     ]
     best: Annotated[int, Meta(description="The longest streak ever, in dates.")]
+
+
+class Streak(StreakFigures, frozen=True):
+    """Consecutive daily dates with an official run."""
+
     last_played: Annotated[
         date | None,
         Meta(description="The latest date with an official run; null: none yet."),

@@ -1,5 +1,5 @@
 """Fair play: the key that recognises the dice of a live challenge in any disguise, and
-the mark that the dice of every Friend Box carry.
+the mark that the dice of every Friend Box (and of every series round) carry.
 
 The analysis of a run is decided by less than its dice: where only sums matter (the
 standard move rule and two dice always, the Daily Dice's rules), by the sequence of
@@ -101,6 +101,19 @@ class Candidates:
     def pairs(self) -> bytes:
         return _PAIRS + _pairs(self.dice)
 
+    def short_keys(self) -> tuple[int, int]:
+        """The ``short_key`` of every candidate key: two, whatever the dice's length (a
+        candidate is a prefix of the totals or of the pairs of at least
+        ``lengths.start`` bytes, and dice shorter than ``MIN_ROLLS`` have one length):
+        of the totals, and of the pairs."""
+        return self.short_key_of_totals(), self.short_key_of_pairs()
+
+    def short_key_of_totals(self) -> int:
+        return short_key(self.totals[: self.lengths.start])
+
+    def short_key_of_pairs(self) -> int:
+        return short_key(self.pairs[: self.lengths.start])
+
     def __iter__(self) -> Iterator[bytes]:
         for encoded in (self.totals, self.pairs):
             for length in self.lengths:
@@ -119,6 +132,26 @@ def _pairs(dice: Sequence[Roll]) -> bytes:
 def stored_key(key: bytes) -> int:
     """A key as the boxes' index keeps it: a signed 64-bit number."""
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big", signed=True)
+
+
+def short_key(key: bytes) -> int:
+    """A key cut to its first ``MIN_ROLLS`` rolls, as a number: the dice a key is a
+    candidate of have it among their ``Candidates.short_keys``. A process that holds the
+    short keys of some boxes tells most dice apart from them with two of these, not a
+    hash a candidate (a dozen). Exact, no hash: the type byte and at most seven bytes
+    of rolls, each below 0x40, padded with 0xff so that lengths differ."""
+    return int.from_bytes(key[: 1 + MIN_ROLLS].ljust(8, b"\xff"), "big", signed=True)
+
+
+def of_pairs(short: int) -> bool:
+    """Whether a short key is one of pairs (else of totals): its first byte says."""
+    return short >> 56 == _PAIRS[0]
+
+
+def box_keys(dice: Sequence[Roll], rules: Rules) -> tuple[int, int]:
+    """The stored key of a box of these dice under these rules, and its short key."""
+    key = deciding_key(dice, sums_only=only_sums_matter(rules))
+    return stored_key(key), short_key(key)
 
 
 class Mark:

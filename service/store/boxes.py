@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
@@ -13,14 +14,16 @@ import msgspec
 from service.codes import new_code
 from service.rules import fairplay
 from service.rules.dice import BOX_ALGORITHM, box_sequence_id, derive_box_dice
-from service.rules.ruleset import Rules
+from service.rules.ruleset import Roll, Rules
 from service.store import sequences
 from service.store.cache import Cache
-from service.store.db import QUERIES, Database, connection_of, row_as
+from service.store.db import QUERIES, Connection, Database, connection_of, row_as
 from service.store.runs import Accepted, StoredRun, moves_digest, resubmission, stored_run
 from service.store.sequences import IssuedSequence
 
 Mode = Literal["blind", "target"]
+RUN_ALGORITHM = "player-run"
+"""A box sequence of the dice of a run its owner played (not derived: given)."""
 _CODE_ATTEMPTS = 5
 
 
@@ -51,6 +54,16 @@ class NewBoxRun(msgspec.Struct, frozen=True):
     submitted_at: datetime
 
 
+@dataclass(frozen=True)
+class OwnersRun:
+    """A box of the dice of a run its owner played: those dice, and the run as the box's
+    run of the owner, for a code (``played(code)``: the run and its response body for a
+    run id; raises the run's ``IllegalRun``)."""
+
+    dice: tuple[Roll, ...]
+    played: Callable[[str], tuple[NewBoxRun, Callable[[uuid.UUID], bytes]]]
+
+
 async def create(
     database: Database,
     cache: Cache,
@@ -58,32 +71,56 @@ async def create(
     owner_id: uuid.UUID,
     rules: Rules,
     now: datetime,
+    owners_run: OwnersRun | None = None,
 ) -> tuple[str, IssuedSequence]:
     """A new box with a fresh code and sequence (a clash of random codes is retried),
-    its dice marked and indexed by their key (``service.rules.fairplay``): from its
-    commit on, every process refuses to analyse them."""
+    its dice indexed by their key (``service.rules.fairplay``): from its commit on, every
+    process refuses to analyse them. Fresh dice are drawn marked; the dice of an
+    ``owners_run`` are the run's, stored with the run as the owner's, in one transaction,
+    and their key announced to every process at commit when they carry no mark."""
     async with connection_of(database) as connection:
         for _ in range(_CODE_ATTEMPTS):
             code = new_code()
             sequence_id = box_sequence_id(code)
-            dice = derive_box_dice(secret, sequence_id, rules)
-            key = fairplay.stored_key(
-                fairplay.deciding_key(dice, sums_only=fairplay.only_sums_matter(rules))
-            )
+            if owners_run is None:
+                dice = derive_box_dice(secret, sequence_id, rules)
+            else:
+                dice = owners_run.dice
+                run, respond = owners_run.played(code)
+            key, short_key = fairplay.box_keys(dice, rules)
             try:
                 async with connection.transaction():
                     issued = await sequences.create(
-                        connection, cache, sequence_id, rules, dice, BOX_ALGORITHM, now
+                        connection,
+                        cache,
+                        sequence_id,
+                        rules,
+                        dice,
+                        BOX_ALGORITHM if owners_run is None else RUN_ALGORITHM,
+                        now,
                     )
                     if issued is None:
                         continue
-                    if (
-                        await connection.fetchval(
+                    if owners_run is None:
+                        inserted = await connection.fetchval(
                             QUERIES.insert_box, code, owner_id, issued.id, now, key
                         )
-                        is None
-                    ):
+                    else:
+                        marked = fairplay.Mark(secret).carried_by(fairplay.Candidates(dice))
+                        inserted = await connection.fetchval(
+                            QUERIES.insert_box_of_run,
+                            code,
+                            owner_id,
+                            issued.id,
+                            now,
+                            key,
+                            marked,
+                            short_key,
+                        )
+                    if inserted is None:
                         raise _CodeTaken  # rolls the new sequence back too
+                    if owners_run is not None:
+                        await _insert_run(connection, run, respond)
                     return code, issued
             except _CodeTaken:
                 continue
@@ -125,23 +162,30 @@ async def submit(
         again = resubmission(None if row is None else stored_run(row), digest)
         if again is not None:
             return again
-        run_id = uuid.uuid4()
-        body = respond(run_id)
-        await connection.execute(
-            QUERIES.insert_box_run,
-            run_id,
-            run.code,
-            run.player_id,
-            run.mode,
-            run.moves,
-            digest,
-            run.score,
-            run.shut,
-            run.open_tiles,
-            body.decode(),
-            run.submitted_at,
-        )
+        body = await _insert_run(connection, run, respond)
     return Accepted(created=True, body=body)
+
+
+async def _insert_run(
+    connection: Connection, run: NewBoxRun, respond: Callable[[uuid.UUID], bytes]
+) -> bytes:
+    run_id = uuid.uuid4()
+    body = respond(run_id)
+    await connection.execute(
+        QUERIES.insert_box_run,
+        run_id,
+        run.code,
+        run.player_id,
+        run.mode,
+        run.moves,
+        moves_digest(run.moves),
+        run.score,
+        run.shut,
+        run.open_tiles,
+        body.decode(),
+        run.submitted_at,
+    )
+    return body
 
 
 async def results(database: Database, code: str) -> list[asyncpg.Record]:

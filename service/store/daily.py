@@ -1,5 +1,6 @@
-"""Official daily runs and streaks: each run stored with its player's streak and its
-date's histogram in one statement, several submissions to a statement under load.
+"""Official daily runs and streaks: each run stored with its player's streak (and the
+counters of their runs, ``PlayerCounters``) and its date's histogram in one statement,
+several submissions to a statement under load.
 
 A run is stored compactly: its moves, its score, and its rank and streak as they stood
 at submission. Its answer is rendered from those (``service.daily``), never kept.
@@ -349,8 +350,8 @@ class Batch:
 
 
 class StreakWritten(msgspec.Struct, frozen=True):
-    """A player's streak row as a batch writes it, and as the batch read it (all None:
-    none)."""
+    """A player's streak row as a batch writes it, as the batch read it (all None: none),
+    and what the batch's runs of the player add to its counters (``PlayerCounters``)."""
 
     player_id: uuid.UUID
     latest_length: int
@@ -359,6 +360,11 @@ class StreakWritten(msgspec.Struct, frozen=True):
     was_length: int | None
     was_best: int | None
     was_last_played: date | None
+    played: int
+    shut: int
+    score_total: int
+    best_possible_total: int
+    scores: dict[int, int]
 
 
 _json = msgspec.json.Encoder()
@@ -371,14 +377,26 @@ async def insert_runs(
     before: Mapping[uuid.UUID, StreakRuns | None] | None = None,
 ) -> None:
     """The new runs, their players' streaks after them (``streaks``: every player of
-    ``runs``) and their dates' histogram counters (one shard, chosen at random), in one
-    statement (``daily_batch_write``). ``before``: the streaks the runs were computed
-    from (by default, none: new players); if a player's is not what is stored, nothing
-    is, and ``asyncpg.SerializationError`` is raised."""
+    ``runs``) with the runs added to their counters, and their dates' histogram counters
+    (one shard, chosen at random), in one statement (``daily_batch_write``). ``before``:
+    the streaks the runs were computed from (by default, none: new players); if a
+    player's is not what is stored, nothing is, and ``asyncpg.SerializationError`` is
+    raised.
+
+    Every writer of official runs (a batch of submissions, ``synth-day``) stores them
+    here, so each run is counted once, with its row: what the statement inserts is what
+    it counts (a batch may hold several runs of a player, of different dates)."""
     before = before or {}
+    of_player: dict[uuid.UUID, list[DailyRun]] = {player_id: [] for player_id in streaks}
+    for run in runs:
+        of_player[run.player_id].append(run)  # a KeyError: a run without its streak
     written = []
     for player_id, streak in streaks.items():
         was = before.get(player_id)
+        counted = of_player[player_id]
+        scores: dict[int, int] = {}
+        for run in counted:
+            scores[run.score] = scores.get(run.score, 0) + 1
         written.append(
             StreakWritten(
                 player_id,
@@ -386,6 +404,11 @@ async def insert_runs(
                 was and was.latest_length,
                 was and was.best,
                 was and was.last_played,
+                played=len(counted),
+                shut=scores.get(0, 0),
+                score_total=sum(run.score for run in counted),
+                best_possible_total=sum(run.best_possible for run in counted),
+                scores=scores,
             )
         )
     await connection.execute(
@@ -419,6 +442,37 @@ async def streak_row(
     if row is None:
         return None, False
     return StreakRuns(row["latest_length"], row["best"], row["last_played"]), row["played_day"]
+
+
+class PlayerCounters(msgspec.Struct, frozen=True):
+    """What a player's streak row counts of their official daily runs (migration 017),
+    added to with each run stored, and the streak itself."""
+
+    streak: StreakRuns
+    played: int
+    shut: int
+    """The runs that shut the box (score 0)."""
+    score_total: int
+    best_possible_total: int
+    """The sum of the runs' best possible scores, each on its own dice."""
+    scores: dict[int, int]
+    """How many runs ended on each score (scores none ended on left out)."""
+
+
+async def player_counters(pool: asyncpg.Pool, player_id: uuid.UUID) -> PlayerCounters | None:
+    """The player's counters and streak, one row by key whatever their history (None:
+    no official run yet)."""
+    row = await pool.fetchrow(QUERIES.player_counters, player_id)
+    if row is None:
+        return None
+    return PlayerCounters(
+        streak=StreakRuns(row["latest_length"], row["best"], row["last_played"]),
+        played=row["played"],
+        shut=row["shut"],
+        score_total=row["score_total"],
+        best_possible_total=row["best_possible_total"],
+        scores={int(score): runs for score, runs in row["scores"].items()},
+    )
 
 
 class HistoryEntry(msgspec.Struct, frozen=True):

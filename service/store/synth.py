@@ -3,8 +3,10 @@
 A date is filled with N new players, each with a legal official run on that date's
 dice (the turn Easy, Medium or Hard plays, Easy seeded per player from a pool of
 seeds), submitted one after another through the day: rows exactly as submissions
-leave them (the rank and streak as they stood, the date's counters), written in bulk
-by the store's own insert, a chunk of runs to a statement.
+leave them (the rank and streak as they stood, the date's counters, the players'
+counters of their runs), written in bulk by the store's own insert
+(``daily.insert_runs``, which counts the runs it stores), a chunk of runs to a
+statement.
 """
 
 from __future__ import annotations

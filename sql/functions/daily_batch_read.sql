@@ -1,6 +1,7 @@
 -- One round trip for a batch of official runs, as one JSON object of four parts, each of
 -- one shape (service.store.daily.BatchRead): "runs", the stored rows of daily_runs of its
--- (player, date) pairs ($2, $3); "streaks", the players' ($1) rows of streaks; "played",
+-- (player, date) pairs ($2, $3); "streaks", the players' ($1) streaks (the rows of streaks
+-- without their counters of runs, which the batch adds to: migration 017); "played",
 -- where a run is out of order, the dates its player played (player id: dates); and
 -- "histograms", the players of each date ($4) by score (date: {score: players}). First,
 -- when $5, the players locked. Each statement opens only its dates' monthly partitions
@@ -52,7 +53,11 @@ BEGIN
     END IF;
     RETURN json_build_object(
         'runs', runs,
-        'streaks', ARRAY(SELECT to_json(s) FROM streaks s WHERE s.player_id = ANY($1)),
+        'streaks', ARRAY(
+            SELECT json_build_object('player_id', s.player_id, 'latest_length', s.latest_length,
+                                     'best', s.best, 'last_played', s.last_played)
+            FROM streaks s WHERE s.player_id = ANY($1)
+        ),
         'played', coalesce(played, '{}'),
         'histograms', coalesce((
             SELECT json_object_agg(h.day, h.players)

@@ -1,6 +1,9 @@
 -- One round trip to store a batch of official runs: lock the players in order, refuse
 -- (serialization_failure) if a streak changed since the read, insert the runs, the
--- streaks and the date's score counters; every row by key (migrations 010 to 012).
+-- streaks with the counters of each player's runs (played, shut, the sums of scores and
+-- best possible scores, runs by score: $2's played ... scores, the batch's runs of the
+-- player, added to those stored; migration 017) and the date's score counters; every
+-- row by key (migrations 010 to 012).
 CREATE OR REPLACE FUNCTION daily_batch_write(jsonb, jsonb, smallint) RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off
@@ -34,13 +37,28 @@ BEGIN
                  streak_last_played date, played_today boolean, submitted_at timestamptz)
         RETURNING daily_runs.day, daily_runs.score
     ), streaks_after AS (
-        INSERT INTO streaks AS s (player_id, latest_length, best, last_played)
-        SELECT e.player_id, e.latest_length, e.best, e.last_played
+        INSERT INTO streaks AS s
+            (player_id, latest_length, best, last_played, played, shut, score_total,
+             best_possible_total, scores)
+        SELECT e.player_id, e.latest_length, e.best, e.last_played, e.played, e.shut,
+               e.score_total, e.best_possible_total, e.scores
         FROM jsonb_to_recordset($2)
-            AS e(player_id uuid, latest_length integer, best integer, last_played date)
+            AS e(player_id uuid, latest_length integer, best integer, last_played date,
+                 played integer, shut integer, score_total bigint,
+                 best_possible_total bigint, scores jsonb)
         ON CONFLICT (player_id) DO UPDATE
         SET latest_length = EXCLUDED.latest_length, best = EXCLUDED.best,
-            last_played = EXCLUDED.last_played
+            last_played = EXCLUDED.last_played,
+            played = s.played + EXCLUDED.played, shut = s.shut + EXCLUDED.shut,
+            score_total = s.score_total + EXCLUDED.score_total,
+            best_possible_total = s.best_possible_total + EXCLUDED.best_possible_total,
+            -- Each score of the batch's runs added to its stored count (one key a score).
+            scores = s.scores || coalesce((
+                SELECT jsonb_object_agg(
+                    added.key,
+                    added.value::integer + coalesce((s.scores ->> added.key)::integer, 0))
+                FROM jsonb_each_text(EXCLUDED.scores) AS added
+            ), '{}')
     )
     INSERT INTO day_scores AS c (day, score, shard, players)
     SELECT r.day, r.score, $3, count(*)::integer

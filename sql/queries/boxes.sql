@@ -5,6 +5,22 @@ VALUES ($1, $2, $3, $4, $5, true)
 ON CONFLICT (code) DO NOTHING
 RETURNING code;
 
+-- name: insert_box_of_run
+-- Create a box of the dice of a run its owner played ($6: whether they carry the mark,
+-- $7 the short key); a clash of random codes is refused by the key (the caller retries).
+-- Unmarked, its keys are announced to every process's listener at commit
+-- (service/store/in_play.py): "<key> <short key>".
+WITH box AS (
+    INSERT INTO boxes (code, owner_id, sequence_id, created_at, dice_key, dice_key_marked,
+                       dice_short_key, from_run)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, true)
+    ON CONFLICT (code) DO NOTHING
+    RETURNING code, dice_key, dice_key_marked, dice_short_key
+)
+SELECT code, CASE WHEN NOT dice_key_marked
+                  THEN pg_notify('shutbox_unmarked_boxes', dice_key || ' ' || dice_short_key) END
+FROM box;
+
 -- name: box
 -- A box with its owner's name and how many players have played it.
 SELECT b.code, b.owner_id, b.sequence_id, p.name AS owner_name,
@@ -43,23 +59,29 @@ ORDER BY r.score, r.submitted_at;
 INSERT INTO box_target_views (box_code, player_id) VALUES ($1, $2)
 ON CONFLICT DO NOTHING;
 
--- name: box_with_dice_key
--- Whether some box's dice have one of the keys $1 (service/rules/fairplay.py).
-SELECT EXISTS (SELECT 1 FROM boxes WHERE dice_key = ANY($1::bigint[]));
-
 -- name: unmarked_box_dice_keys
--- The keys of the boxes whose dice carry no mark (boxes made before the mark).
-SELECT coalesce(array_agg(dice_key), '{}') FROM boxes WHERE NOT dice_key_marked;
+-- The keys of the boxes whose dice carry no mark (boxes made before the mark, boxes of a
+-- run's dice), ascending: read from the partial index boxes_unmarked.
+-- With their short keys, and how many have none yet (made before short keys, until the
+-- start-up gives them theirs).
+SELECT coalesce(array_agg(dice_key ORDER BY dice_key), '{}') AS keys,
+       coalesce(array_agg(dice_short_key) FILTER (WHERE dice_short_key IS NOT NULL), '{}')
+           AS short_keys,
+       count(*) FILTER (WHERE dice_short_key IS NULL) AS without_short_key
+FROM boxes WHERE NOT dice_key_marked;
 
 -- name: boxes_without_dice_key
--- At most $1 boxes made before their dice had keys, with their rules and dice.
+-- At most $1 boxes made before their dice had keys, or unmarked and made before short
+-- keys, with their rules and dice.
 SELECT b.code, s.rules, s.dice
 FROM boxes b JOIN sequences s ON s.id = b.sequence_id
-WHERE b.dice_key IS NULL
+WHERE b.dice_key IS NULL OR (NOT b.dice_key_marked AND b.dice_short_key IS NULL)
 LIMIT $1;
 
 -- name: set_box_dice_keys
--- Give boxes their dice's keys: codes $1, keys $2, marks $3.
-UPDATE boxes b SET dice_key = k.dice_key, dice_key_marked = k.marked
-FROM unnest($1::text[], $2::bigint[], $3::boolean[]) AS k (code, dice_key, marked)
+-- Give boxes their dice's keys: codes $1, keys $2, marks $3, short keys $4.
+UPDATE boxes b SET dice_key = k.dice_key, dice_key_marked = k.marked,
+                   dice_short_key = k.short_key
+FROM unnest($1::text[], $2::bigint[], $3::boolean[], $4::bigint[])
+    AS k (code, dice_key, marked, short_key)
 WHERE b.code = k.code;

@@ -76,6 +76,8 @@ def test_fifty_runs_across_two_processes_make_one_official_run_ranked_alike(
     async def scenario() -> tuple[list[httpx.Response], list[list[httpx.Response]]]:
         dice = [(await fresh(url, "GET", f"/v1/daily/{day}")).json()["dice"] for url in urls]
         assert dice[0] == dice[1]  # one secret, one set of dice
+        mine = derive_dice(SECRET.encode(), daily_sequence_id(servers[2]), 10)
+        assert dice[0] == [list(r) for r in mine], "another test issued this date first"
         runs = legal_runs(dice[0], 2000)
         # Other players first, with runs of several scores, half on each process.
         by_score: dict[int, list[Any]] = {}

@@ -240,17 +240,47 @@ export type Streak = DataOf<"/v1/players/me/streak", "get">;
 export type Leaderboard = DataOf<"/v1/daily/{day}/leaderboard", "get">;
 export type ShareText = DataOf<"/v1/daily/{day}/share", "get">;
 export type HistoryEntry = DataOf<"/v1/players/me/history", "get">[number];
+/** The player's figures over their official daily runs (`GET /v1/players/me/stats`). */
+export type PlayerStats = DataOf<"/v1/players/me/stats", "get">;
+/** A practice run of a date closed everywhere: the run result, never official, with `would_rank`. */
+export type PracticeRunResult = DataOf<"/v1/daily/{day}/practice", "post">;
+/** Where a practice run would have ranked among the date's official runs (itself counted). */
+export type WouldRank = PracticeRunResult["would_rank"];
+/** One of the player's kept practice runs (`GET /v1/players/me/practice`), one a date. */
+export type PracticeEntry = DataOf<"/v1/players/me/practice", "get">[number];
 
 export type CreatedPlayer = DataOf<"/v1/players", "post">;
 export type Player = DataOf<"/v1/players/me", "patch">;
 export type PlayerWithStreak = DataOf<"/v1/players/me", "get">;
 export type TransferCode = DataOf<"/v1/players/me/transfer", "post">;
 
+/** The player's friend code (`POST /v1/players/me/friend-code`): a new one revokes the last. */
+export type FriendCode = DataOf<"/v1/players/me/friend-code", "post">;
+/** A friend, as redeeming their code answers (`POST /v1/friends`). */
+export type Friend = DataOf<"/v1/friends", "post">;
+/** A friend with their daily streak (`GET /v1/friends`, 200 at most). */
+export type FriendWithStreak = DataOf<"/v1/friends", "get">[number];
+/** A date's official runs by the player and their friends, best first. */
+export type FriendsBoard = DataOf<"/v1/daily/{day}/friends", "get">;
+/** One run on a friends' board: its place (ties share it) and whether it is the caller's. */
+export type FriendsBoardEntry = FriendsBoard["players"][number];
+
 export type CreatedBox = DataOf<"/v1/boxes", "post">;
 export type Box = DataOf<"/v1/boxes/{code}", "get">;
 /** A run of a Friend Box, with `versus` the owner once the owner has played. */
 export type BoxRunResult = DataOf<"/v1/boxes/{code}/runs", "post">;
 export type BoxResult = DataOf<"/v1/boxes/{code}/results", "get">[number];
+
+/** A series as one of its players sees it (`GET /v1/series/{code}`, and every answer about it). */
+export type Series = DataOf<"/v1/series/{code}", "get">;
+/** A series' format: `rounds`, `to_score` or `elimination`, told apart by `kind`. */
+export type SeriesFormat = Series["format"];
+/** A seat of a series and its scores per round (null: not played, or not shown yet). */
+export type SeriesPlayer = Series["players"][number];
+/** The round the player plays next, with its dice. */
+export type SeriesNextRound = NonNullable<Series["next"]>;
+/** A run of a round of a series, with the series as it stood after it. */
+export type SeriesRunResult = DataOf<"/v1/series/{code}/rounds/{round}/runs", "post">;
 
 export type Hint = DataOf<"/v1/hint", "post">;
 /** What `POST /v1/moves` takes: `open`, `roll` (`[d1, d2]`), and `rules`, `dice` if not the defaults. */

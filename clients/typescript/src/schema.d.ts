@@ -52,7 +52,7 @@ export interface paths {
         put?: never;
         /**
          * Verify and analyse a run on given dice
-         * @description Replays the moves on the dice under the rules, then measures the run against the exact solution for those dice. Nothing is stored. Easy is seeded from the dice. The dice of a Daily Dice date still open somewhere on Earth, or of a Friend Box (compared by their first 7 rolls), are 403 `dice-in-play`: their analysis comes with the player's own run.
+         * @description Replays the moves on the dice under the rules, then measures the run against the exact solution for those dice. Nothing is stored. Easy is seeded from the dice. The dice of a Daily Dice date still open somewhere on Earth, of a Friend Box or of a round of a series not finished (compared by their first 7 rolls), are 403 `dice-in-play`: their analysis comes with the player's own run.
          */
         post: operations["analyzeRun"];
         delete?: never;
@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Create a Friend Box
-         * @description A fresh sequence under any rules variant (standard by default) behind a code to share. The owner plays it like anyone else. Honours Idempotency-Key.
+         * @description A fresh sequence under any rules variant (standard by default) behind a code to share. The owner plays it like anyone else. With `from_run`, a box of the dice of a round the player has just played, that run (verified and analysed as any box run) being the owner's: dice in play (a live Daily Dice, a Friend Box, a series round, compared by their first 7 rolls) are 403 `dice-in-play`, an illegal run 422. Honours Idempotency-Key.
          */
         post: operations["createBox"];
         delete?: never;
@@ -161,6 +161,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/daily/{day}/friends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The date's official runs by the player and their friends, best first
+         * @description Shown as the date's leaderboard is: to a player who has played the date, or to anyone once it has closed everywhere on Earth; otherwise 403. Ties share a place; `me` marks the caller's own run.
+         */
+        get: operations["getFriendsBoard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/daily/{day}/leaderboard": {
         parameters: {
             query?: never;
@@ -175,6 +195,26 @@ export interface paths {
         get: operations["getDailyLeaderboard"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/daily/{day}/practice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Practise a date that has closed everywhere
+         * @description Verifies and analyses the run on the date's dice as an official run is, and says where its score would have ranked among the date's official runs (this run counted as one more player). Never official: no streak, no rank, no history, no leaderboard. With a bearer token it is kept as the player's practice run of the date (one a date: the latest replaces the one before, `GET /v1/players/me/practice`) and Idempotency-Key is honoured; without one it is answered and kept nowhere. A date still open somewhere on Earth (until 12:15 UTC the next day): 422 `date-not-closed`, saying when it closes. Rate limited as `POST /v1/analyze`.
+         */
+        post: operations["practiseDailyDate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -233,6 +273,50 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/friends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The player's friends, with their streaks
+         * @description In the order they became friends; 200 at most (the most friends a player may have), so never paged.
+         */
+        get: operations["listFriends"];
+        put?: never;
+        /**
+         * Become friends with the owner of a friend code
+         * @description Both players are friends from now on (201), both ways; already friends: 200. Codes are read case-insensitively, ignoring spaces and hyphens; a code whose check symbol fails is 400, an unknown or revoked code 404, the player's own code 422. A player has 200 friends at most: 409 when either side has that many. Attempts are limited per client address (429), so that codes can't be guessed. Honours Idempotency-Key.
+         */
+        post: operations["addFriend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/friends/{friend_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * No longer friends, both ways
+         * @description An id that is not one of the player's friends is 404.
+         */
+        delete: operations["removeFriend"];
         options?: never;
         head?: never;
         patch?: never;
@@ -339,6 +423,26 @@ export interface paths {
         patch: operations["updateMe"];
         trace?: never;
     };
+    "/v1/players/me/friend-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new friend code for the player, replacing the last
+         * @description 8 random symbols and a check symbol, like a box code: whoever redeems it (POST /v1/friends) becomes the player's friend. It stays valid until the player makes a new one, which revokes it (unknown from then on, 404), so a retry is safe and needs no Idempotency-Key.
+         */
+        post: operations["makeFriendCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/me/history": {
         parameters: {
             query?: never;
@@ -351,6 +455,46 @@ export interface paths {
          * @description Page back with `before` set to the oldest date of the previous page.
          */
         get: operations["getMyHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/practice": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The player's practice runs, newest date first, with where they would rank
+         * @description One a date (the latest played). Page back with `before` set to the oldest date of the previous page.
+         */
+        get: operations["getMyPractice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The player's statistics over their official daily runs
+         * @description Played, shut and shut rate, the mean score, best possible score and cost of the player's choices (score - best possible), the score distribution and the streak, over the official daily runs (not boxes, not practice). Kept as counters with each run stored: as cheap to read after ten years of play as after one day. With no official run: `played` 0, the means and the rate null.
+         */
+        get: operations["getMyStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -413,6 +557,86 @@ export interface paths {
         get: operations["listRules"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a series: a game night over several rounds
+         * @description A series under any rules variant (standard by default), with a format and computer seats, behind a code to share. The creator is its first player, and its first round is issued: the computer seats play it at once. Honours Idempotency-Key.
+         */
+        post: operations["createSeries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/series/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A series: its standings, and the dice of the round the player plays next
+         * @description For the series' players; 403 for anyone else. Another player's score in a round is shown only to a player who has played that round (to everyone once the series is finished); no round's dice are shown before the player reaches it.
+         */
+        get: operations["getSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/series/{code}/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join a series
+         * @description Takes the next free seat (16 at most, the computers' counted) until the series' first round is complete; 409 from then on, or when every seat is taken. A player already in gets the series again (200). Honours Idempotency-Key.
+         */
+        post: operations["joinSeries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/series/{code}/rounds/{round}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Submit the player's run of a round of a series
+         * @description Verified, scored and analysed on the round's dice and the series' rules. A player plays round k + 1 once they have played round k: a round not reached, a series the player is out of or that is over, is 422. One run per player per round: the identical run again is 200 with the same body, another run 409. `series` is the series as it stood after the run. Honours Idempotency-Key.
+         */
+        post: operations["submitSeriesRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -497,6 +721,27 @@ export interface components {
             moves: (number[] | components["schemas"]["MoveObject"])[];
             /** @description The rules; left out: the standard rules. */
             rules?: components["schemas"]["Rules"];
+        };
+        /**
+         * BoardPlayer
+         * @description The official run of the date by the player or one of their friends.
+         */
+        BoardPlayer: {
+            /**
+             * Format: uuid
+             * @description The player's id (a UUID).
+             */
+            id: string;
+            /** @description Whether this is the caller's own run. */
+            me: boolean;
+            /** @description The player's name; null: the player has not given one. */
+            name: string | null;
+            /** @description The place on this board: 1 + the runs here with a better score (the same score, the same place: 1, 1, 3). */
+            rank: number;
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
+            score: number;
+            /** @description Whether every tile was closed (the score is 0). */
+            shut: boolean;
         };
         /**
          * BodyTooLargeProblem
@@ -594,7 +839,7 @@ export interface components {
             run_id: string;
             /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
-            /** @description The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: dice the client sent (`POST /v1/analyze`). */
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD`, `box/<code>` or `series/<code>/<round>`; null: dice the client sent (`POST /v1/analyze`). */
             sequence: string | null;
             /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
@@ -747,7 +992,7 @@ export interface components {
             run_id: string;
             /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
-            /** @description The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: dice the client sent (`POST /v1/analyze`). */
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD`, `box/<code>` or `series/<code>/<round>`; null: dice the client sent (`POST /v1/analyze`). */
             sequence: string | null;
             /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
@@ -793,6 +1038,31 @@ export interface components {
              * @constant
              */
             type: "/problems/database-unavailable";
+        };
+        /**
+         * DateNotClosedProblem
+         * @description The date is still open somewhere (/problems/date-not-closed).
+         */
+        DateNotClosedProblem: {
+            /**
+             * Format: date-time
+             * @description When the date will have closed everywhere on Earth (its end at UTC-12, and the 15 minutes' grace): it can be practised from then on.
+             */
+            closes_at: string;
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/date-not-closed";
         };
         /**
          * DateNotOpenProblem
@@ -845,6 +1115,107 @@ export interface components {
              * @constant
              */
             type: "/problems/dice-in-play";
+        };
+        /**
+         * Elimination
+         * @description After each complete round a player whose total reaches (or exceeds) the limit is
+         *     out; the last player left wins (players out in the same last round: by total).
+         */
+        Elimination: {
+            /**
+             * @description Which kind of object this is: `elimination`.
+             * @enum {unknown}
+             */
+            kind: "elimination";
+            /** @description The total that puts a player out. */
+            limit: number;
+            /**
+             * @description `reached`: out at a total of `limit` or more; `exceeded`: out at a total above it. Optional: the server takes "reached" when it is left out.
+             * @enum {unknown}
+             */
+            out_when?: "exceeded" | "reached";
+        };
+        /**
+         * EliminationOut
+         * @description After each complete round a player whose total reaches (or exceeds) the limit is out; the last player left wins (players out in the same last round: by total).
+         */
+        EliminationOut: {
+            /**
+             * @description Which kind of object this is: `elimination`.
+             * @constant
+             */
+            kind: "elimination";
+            /** @description The total that puts a player out. */
+            limit: number;
+            /**
+             * @description `reached`: out at a total of `limit` or more; `exceeded`: out at a total above it.
+             * @enum {string}
+             */
+            out_when: "reached" | "exceeded";
+        };
+        /**
+         * Friend
+         * @description A friend of the player.
+         */
+        Friend: {
+            /**
+             * Format: uuid
+             * @description The player's id (a UUID).
+             */
+            id: string;
+            /** @description The player's name; null: the player has not given one. */
+            name: string | null;
+        };
+        /**
+         * FriendCode
+         * @description The player's friend code: whoever redeems it becomes the player's friend.
+         */
+        FriendCode: {
+            /** @description The code: 8 symbols and a check symbol (Crockford base32). */
+            code: string;
+            /** @description The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2. */
+            display_code: string;
+        };
+        /**
+         * FriendWithStreak
+         * @description A friend of the player, with their daily streak.
+         */
+        FriendWithStreak: {
+            /**
+             * Format: uuid
+             * @description The player's id (a UUID).
+             */
+            id: string;
+            /** @description The player's name; null: the player has not given one. */
+            name: string | null;
+            /** @description The friend's daily streak now. */
+            streak: components["schemas"]["StreakFigures"];
+        };
+        /**
+         * FriendsBoard
+         * @description A date's official runs by the player and their friends.
+         */
+        FriendsBoard: {
+            /**
+             * Format: date
+             * @description The date, YYYY-MM-DD.
+             */
+            date: string;
+            /** @description The player and the friends with an official run of the date, best first (ties in order of submission): 201 at most. */
+            players: components["schemas"]["BoardPlayer"][];
+        };
+        /**
+         * FromRun
+         * @description A run the player has just played (a Solo round): its dice and its moves.
+         */
+        FromRun: {
+            /** @description The rolls in order, [d1, d2] each (1..6): exactly tiles + 1 of them. */
+            dice: [
+                number,
+                number
+            ][];
+            /** @description One move per played roll. */
+            moves: (number[] | components["schemas"]["MoveObject"])[];
         };
         /**
          * Health
@@ -1290,9 +1661,12 @@ export interface components {
         };
         /**
          * NewBox
-         * @description A box to make: fresh dice under these rules.
+         * @description A box to make: fresh dice under these rules, or the dice of a run the player has
+         *     played, that run being the owner's.
          */
         NewBox: {
+            /** @description The dice of a round the player has just played, and its moves: the box has those dice, and that run is the owner's run of it. Dice in play (a live Daily Dice, a Friend Box, a series round) are 403 `dice-in-play`. */
+            from_run?: components["schemas"]["FromRun"];
             /** @description The rules; left out: the standard rules. */
             rules?: components["schemas"]["Rules"];
         };
@@ -1307,6 +1681,33 @@ export interface components {
             time_zone?: string;
             /** @description The client's own bearer token (recommended: a retry finds the same player); null: the server makes one. Optional: the server takes null when it is left out. */
             token?: string | null;
+        };
+        /**
+         * NewSeries
+         * @description A series to make: its rules, format and computer seats.
+         */
+        NewSeries: {
+            /** @description The computer players who take seats: `easy`, `medium`, `hard` (they count among the 16 seats). They play each round's dice as soon as it is issued. Optional: the server takes [] when it is left out. */
+            computers?: ("easy" | "hard" | "medium")[];
+            /** @description How the series is played and won: `rounds` (a fixed number of rounds), `to_score` (until a total reaches the target) or `elimination` (a player whose total reaches the limit is out). The lowest total wins. */
+            format: components["schemas"]["Rounds"] | components["schemas"]["ToScore"] | components["schemas"]["Elimination"];
+            /** @description The rules; left out: the standard rules. */
+            rules?: components["schemas"]["Rules"];
+            /** @description Whether a player who shuts the box wins the series at once, when that round is complete (several who shut in it share the win). Optional: the server takes false when it is left out. */
+            shut_wins?: boolean;
+        };
+        /**
+         * NextRoundOut
+         * @description The round the player plays next, with its dice.
+         */
+        NextRoundOut: {
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
+            dice: [
+                number,
+                number
+            ][];
+            /** @description The round's number, 1-based. */
+            round: number;
         };
         /**
          * NoOfficialRunProblem
@@ -1327,6 +1728,26 @@ export interface components {
              * @constant
              */
             type: "/problems/no-official-run";
+        };
+        /**
+         * NotAFriendProblem
+         * @description Not one of your friends (/problems/not-a-friend).
+         */
+        NotAFriendProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 404;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/not-a-friend";
         };
         /**
          * NotATileProblem
@@ -1392,7 +1813,7 @@ export interface components {
             run_id: string;
             /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
-            /** @description The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: dice the client sent (`POST /v1/analyze`). */
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD`, `box/<code>` or `series/<code>/<round>`; null: dice the client sent (`POST /v1/analyze`). */
             sequence: string | null;
             /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
@@ -1440,6 +1861,46 @@ export interface components {
              * @constant
              */
             type: "/problems/one-die-not-allowed";
+        };
+        /**
+         * OutOfSeriesProblem
+         * @description You are out of the series (/problems/out-of-series).
+         */
+        OutOfSeriesProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/out-of-series";
+        };
+        /**
+         * OwnFriendCodeProblem
+         * @description That is your own friend code (/problems/own-friend-code).
+         */
+        OwnFriendCodeProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/own-friend-code";
         };
         /**
          * Owner
@@ -1523,6 +1984,30 @@ export interface components {
             time_zone?: string;
         };
         /**
+         * PlayerStats
+         * @description The player's figures over their official daily runs (not boxes, not practice).
+         */
+        PlayerStats: {
+            /** @description How many official runs ended on each score (JSON object keys are strings: "0", "1", ...); scores no run ended on are left out ({} with no run). */
+            distribution: {
+                [key: string]: number;
+            };
+            /** @description The mean best possible score: the lowest any line of choices reaches on each run's dice; null: no official run yet. */
+            mean_best_possible: number | null;
+            /** @description The mean of score - best_possible: what the player's choices cost against the best possible on their dice (0: the best every time); null: no official run yet. */
+            mean_cost: number | null;
+            /** @description The mean score (lower is better); null: no official run yet. */
+            mean_score: number | null;
+            /** @description The player's official daily runs. */
+            played: number;
+            /** @description Those that shut the box (score 0). */
+            shut: number;
+            /** @description The share of them that shut the box, 0..1; null: no official run yet. */
+            shut_rate: number | null;
+            /** @description The player's daily streak now. */
+            streak: components["schemas"]["StreakFigures"];
+        };
+        /**
          * PlayerWithStreak
          * @description A player with their daily streak.
          */
@@ -1558,6 +2043,68 @@ export interface components {
             expected_score: number;
             /** @description The chance of shutting the box, 0..1. */
             p_shut: number;
+        };
+        /**
+         * PracticeListed
+         * @description The player's practice run of a date (the latest played).
+         */
+        PracticeListed: {
+            /** @description The lowest score any line of choices reaches on the date's dice. */
+            best_possible: number;
+            /**
+             * Format: date
+             * @description The Daily Dice date practised.
+             */
+            date: string;
+            /**
+             * Format: date-time
+             * @description When the practice run was sent.
+             */
+            played_at: string;
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
+            score: number;
+            /** @description Whether every tile was closed (the score is 0). */
+            shut: boolean;
+            /** @description Where the score would rank among the date's official runs, as they stand now. */
+            would_rank: components["schemas"]["WouldRank"];
+        };
+        /**
+         * PracticeRunResult
+         * @description A practice run of a closed date: verified and analysed as an official run is, never official.
+         */
+        PracticeRunResult: {
+            /** @description What each choice was worth. */
+            analysis: components["schemas"]["AnalysisOut"];
+            /** @description Easy, Medium and Hard on the same dice. */
+            computer: components["schemas"]["Computers"];
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
+            dice: [
+                number,
+                number
+            ][];
+            /** @description Whether the run is kept as the player's practice run of the date (sent with a bearer token: in place of the one before); false: nobody's, kept nowhere. */
+            kept: boolean;
+            /** @description The run's moves as verified. One move per roll played, in order: a list of the tiles closed (two dice), or `{"dice": 1, "tiles": [...]}` (one die); tiles ascending. */
+            moves: (number[] | components["schemas"]["OneDieMove"])[];
+            /**
+             * @description Always false: a practice run has no streak, no rank, no history.
+             * @constant
+             */
+            official: false;
+            /** @description The tiles left open, ascending; empty: the box is shut. */
+            open: number[];
+            /** @description The rolls the turn used: its moves, and the roll that ended it when that one could not be played. */
+            rolls_used: number;
+            /** @description The rules the run was played under. */
+            rules: components["schemas"]["RulesOut"];
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
+            score: number;
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD`, `box/<code>` or `series/<code>/<round>`; null: dice the client sent (`POST /v1/analyze`). */
+            sequence: string | null;
+            /** @description Whether every tile was closed (the score is 0). */
+            shut: boolean;
+            /** @description Where the score would have ranked among the date's official runs. */
+            would_rank: components["schemas"]["WouldRank"];
         };
         /**
          * Rank
@@ -1613,6 +2160,14 @@ export interface components {
             status: "ready" | "unavailable";
         };
         /**
+         * Redeem
+         * @description A friend's code to redeem.
+         */
+        Redeem: {
+            /** @description The friend's code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens). */
+            code: string;
+        };
+        /**
          * RequestTimeoutProblem
          * @description The request body arrived too slowly (/problems/request-timeout).
          */
@@ -1651,6 +2206,52 @@ export interface components {
              * @constant
              */
             type: "/problems/results-hidden";
+        };
+        /**
+         * RoundNotReachedProblem
+         * @description You have not reached that round (/problems/round-not-reached).
+         */
+        RoundNotReachedProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/round-not-reached";
+        };
+        /**
+         * Rounds
+         * @description A fixed number of rounds; the lowest total wins.
+         */
+        Rounds: {
+            /**
+             * @description Which kind of object this is: `rounds`.
+             * @enum {unknown}
+             */
+            kind: "rounds";
+            /** @description How many rounds: 1..20. */
+            rounds: number;
+        };
+        /**
+         * RoundsOut
+         * @description A fixed number of rounds; the lowest total wins.
+         */
+        RoundsOut: {
+            /**
+             * @description Which kind of object this is: `rounds`.
+             * @constant
+             */
+            kind: "rounds";
+            /** @description How many rounds. */
+            rounds: number;
         };
         /**
          * Rules
@@ -1797,7 +2398,7 @@ export interface components {
             rules: components["schemas"]["RulesOut"];
             /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
-            /** @description The dice sequence's id: `daily/YYYY-MM-DD` or `box/<code>`; null: dice the client sent (`POST /v1/analyze`). */
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD`, `box/<code>` or `series/<code>/<round>`; null: dice the client sent (`POST /v1/analyze`). */
             sequence: string | null;
             /** @description Whether every tile was closed (the score is 0). */
             shut: boolean;
@@ -1809,6 +2410,203 @@ export interface components {
         RunSubmission: {
             /** @description One move per played roll. */
             moves: (number[] | components["schemas"]["MoveObject"])[];
+        };
+        /**
+         * SeatOut
+         * @description Who holds a seat of a series.
+         */
+        SeatOut: {
+            /**
+             * @description Which computer player holds the seat; absent for a player.
+             * @enum {string}
+             */
+            computer?: "easy" | "medium" | "hard";
+            /** @description The player's id; absent for a computer player. */
+            id?: string;
+            /** @description The player's name; null: the player has not given one. A computer player's is its level, in words. */
+            name: string | null;
+            /** @description The seat, 0-based: its index in `players` (0: the creator). */
+            seat: number;
+        };
+        /**
+         * SeriesFinishedProblem
+         * @description The series is over (/problems/series-finished).
+         */
+        SeriesFinishedProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/series-finished";
+        };
+        /**
+         * SeriesFullProblem
+         * @description Every seat of the series is taken (/problems/series-full).
+         */
+        SeriesFullProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 409;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/series-full";
+        };
+        /**
+         * SeriesHiddenProblem
+         * @description The series is shown to its players only (/problems/series-hidden).
+         */
+        SeriesHiddenProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 403;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/series-hidden";
+        };
+        /**
+         * SeriesOut
+         * @description A series as one of its players sees it.
+         */
+        SeriesOut: {
+            /** @description The series code: 8 symbols and a check symbol (Crockford base32). */
+            code: string;
+            /** @description The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2. */
+            display_code: string;
+            /** @description How the series is played and won. */
+            format: components["schemas"]["RoundsOut"] | components["schemas"]["ToScoreOut"] | components["schemas"]["EliminationOut"];
+            /** @description The round this player plays next, with its dice; absent when there is none (played every round, out, or the series finished). No later round's dice are shown. */
+            next?: components["schemas"]["NextRoundOut"];
+            /** @description Every seat, in seat order: the creator's, the computers', then the players' in the order they joined. */
+            players: components["schemas"]["SeriesPlayerOut"][];
+            /** @description The rounds every player still in has played (once finished: the rounds the series lasted). */
+            rounds_complete: number;
+            /** @description The rules of every round. */
+            rules: components["schemas"]["RulesOut"];
+            /** @description Whether shutting the box wins the series at once. */
+            shut_wins: boolean;
+            /**
+             * @description `open`: players may join (its first round is not complete); `playing`; `finished`: `winners` and every `place` are decided.
+             * @enum {string}
+             */
+            status: "open" | "playing" | "finished";
+            /** @description Who won, once the series is finished (ties share); else empty. */
+            winners: components["schemas"]["SeatOut"][];
+        };
+        /**
+         * SeriesPlayerOut
+         * @description A seat of a series and its scores, as the player asking is shown them.
+         */
+        SeriesPlayerOut: {
+            /**
+             * @description Which computer player holds the seat; absent for a player.
+             * @enum {string}
+             */
+            computer?: "easy" | "medium" | "hard";
+            /** @description The player's id; absent for a computer player. */
+            id?: string;
+            /** @description The player's name; null: the player has not given one. A computer player's is its level, in words. */
+            name: string | null;
+            /** @description Whether the seat is out of the series (`elimination`). */
+            out: boolean;
+            /** @description The seat's place once the series is finished: 1 is first; ties share a place. */
+            place?: number;
+            /** @description A score per round issued so far (once finished: per round played in the series). null: not played, played after going out or after the series ended, or not shown yet: another player's score in a round is shown only to a player who has played that round (to everyone once the series is finished). */
+            rounds: (number | null)[];
+            /** @description The seat, 0-based: its index in `players` (0: the creator). */
+            seat: number;
+            /** @description The sum of the scores shown in `rounds`. */
+            total: number;
+        };
+        /**
+         * SeriesRunResult
+         * @description A player's run of a round, verified and analysed, and the series after it.
+         */
+        SeriesRunResult: {
+            /** @description What each choice was worth. */
+            analysis: components["schemas"]["AnalysisOut"];
+            /** @description Easy, Medium and Hard on the same dice. */
+            computer: components["schemas"]["Computers"];
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
+            dice: [
+                number,
+                number
+            ][];
+            /** @description The run's moves as verified. One move per roll played, in order: a list of the tiles closed (two dice), or `{"dice": 1, "tiles": [...]}` (one die); tiles ascending. */
+            moves: (number[] | components["schemas"]["OneDieMove"])[];
+            /**
+             * @description Always true: the run is stored as the one that stands, never replaced.
+             * @constant
+             */
+            official: true;
+            /** @description The tiles left open, ascending; empty: the box is shut. */
+            open: number[];
+            /** @description The rolls the turn used: its moves, and the roll that ended it when that one could not be played. */
+            rolls_used: number;
+            /** @description The rules the run was played under. */
+            rules: components["schemas"]["RulesOut"];
+            /** @description The id of the stored run (a UUID). */
+            run_id: string;
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
+            score: number;
+            /** @description The dice sequence's id: `daily/YYYY-MM-DD`, `box/<code>` or `series/<code>/<round>`; null: dice the client sent (`POST /v1/analyze`). */
+            sequence: string | null;
+            /** @description The series as it stood after the run. */
+            series: components["schemas"]["SeriesOut"];
+            /** @description Whether every tile was closed (the score is 0). */
+            shut: boolean;
+        };
+        /**
+         * SeriesRunSubmission
+         * @description The player's run of a round.
+         */
+        SeriesRunSubmission: {
+            /** @description One move per played roll. */
+            moves: (number[] | components["schemas"]["MoveObject"])[];
+        };
+        /**
+         * SeriesStartedProblem
+         * @description The series has begun (/problems/series-started).
+         */
+        SeriesStartedProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 409;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/series-started";
         };
         /**
          * ShareText
@@ -1908,6 +2706,16 @@ export interface components {
             played_today: boolean;
         };
         /**
+         * StreakFigures
+         * @description A player's daily streak now: its two lengths (a friend's, a player's statistics).
+         */
+        StreakFigures: {
+            /** @description The longest streak ever, in dates. */
+            best: number;
+            /** @description Consecutive dates played, counted back from the latest played one while that date is today or yesterday in the player's time zone; else 0. */
+            current: number;
+        };
+        /**
          * Target
          * @description The owner's final position: what a friend in target mode tries to beat.
          */
@@ -2005,6 +2813,33 @@ export interface components {
             type: "/problems/time-zone-change-too-soon";
         };
         /**
+         * ToScore
+         * @description Rounds until, at a complete round, some player's total reaches the target; the
+         *     lowest total then wins.
+         */
+        ToScore: {
+            /**
+             * @description Which kind of object this is: `to_score`.
+             * @enum {unknown}
+             */
+            kind: "to_score";
+            /** @description The total that ends the series: 10..1000. */
+            target: number;
+        };
+        /**
+         * ToScoreOut
+         * @description Rounds until, at a complete round, some player's total reaches the target; the lowest total then wins.
+         */
+        ToScoreOut: {
+            /**
+             * @description Which kind of object this is: `to_score`.
+             * @constant
+             */
+            kind: "to_score";
+            /** @description The total that ends the series. */
+            target: number;
+        };
+        /**
          * TokenNotKeptProblem
          * @description The token was shown once and is not kept (/problems/token-not-kept).
          */
@@ -2043,6 +2878,26 @@ export interface components {
              * @constant
              */
             type: "/problems/token-taken";
+        };
+        /**
+         * TooManyFriendsProblem
+         * @description Too many friends (/problems/too-many-friends).
+         */
+        TooManyFriendsProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 409;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/too-many-friends";
         };
         /**
          * TopEntry
@@ -2183,6 +3038,46 @@ export interface components {
             type: "/problems/unknown-date";
         };
         /**
+         * UnknownFriendCodeProblem
+         * @description No such friend code (/problems/unknown-friend-code).
+         */
+        UnknownFriendCodeProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 404;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/unknown-friend-code";
+        };
+        /**
+         * UnknownSeriesProblem
+         * @description No such series (/problems/unknown-series).
+         */
+        UnknownSeriesProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 404;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/unknown-series";
+        };
+        /**
          * UnknownTimeZoneProblem
          * @description Unknown time zone (/problems/unknown-time-zone).
          */
@@ -2292,6 +3187,18 @@ export interface components {
              * @constant
              */
             type: "/problems/weak-token";
+        };
+        /**
+         * WouldRank
+         * @description Where a practice run's score would have ranked among the date's official runs, the practice run counted as one more player (it is never one of them).
+         */
+        WouldRank: {
+            /** @description The share of those players (this run counted) with a worse (higher) score, in percent, two decimals, as in a rank: last (or alone) is 0. */
+            percentile: number;
+            /** @description The players with an official run of the date, and this run: + 1. */
+            players: number;
+            /** @description 1 + the date's official runs with a better (lower) score: the same score as official runs, their position. */
+            position: number;
         };
         /**
          * WrongTotalProblem
@@ -2568,6 +3475,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description Not visible to this player yet (problem details: `DiceInPlayProblem`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DiceInPlayProblem"];
+                };
+            };
             /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
@@ -2595,13 +3511,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
-            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`) */
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `InvalidDiceProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["InvalidDiceProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -2615,7 +3531,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
                 };
             };
-            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `SolverBusyProblem`, `UnavailableProblem`) */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -2623,7 +3539,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["SolverBusyProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };
@@ -3010,6 +3926,92 @@ export interface operations {
             };
         };
     };
+    getFriendsBoard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description A calendar date, YYYY-MM-DD. */
+                day: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendsBoard"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidDateProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidDateProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Not visible to this player yet (problem details: `LeaderboardHiddenProblem`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LeaderboardHiddenProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `UnknownDateProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnknownDateProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
     getDailyLeaderboard: {
         parameters: {
             query?: {
@@ -3073,6 +4075,125 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnknownDateProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    practiseDailyDate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+                /** @description 1 to 255 printable characters. The same key with the same body answers the first response again (24 hours); with another body, 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A calendar date, YYYY-MM-DD. */
+                day: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RunSubmission"];
+            };
+        };
+        responses: {
+            /** @description The practice run, verified, analysed and ranked */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PracticeRunResult"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["InvalidIdempotencyKeyProblem"] | components["schemas"]["InvalidDateProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `UnknownDateProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnknownDateProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
+                };
+            };
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `DateNotClosedProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["DateNotClosedProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3364,6 +4485,271 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["NoOfficialRunProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    listFriends: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendWithStreak"][];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    addFriend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+                /** @description 1 to 255 printable characters. The same key with the same body answers the first response again (24 hours); with another body, 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Redeem"];
+            };
+        };
+        responses: {
+            /** @description Friends already: the friend */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Friend"];
+                };
+            };
+            /** @description The new friend */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Friend"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["InvalidIdempotencyKeyProblem"] | components["schemas"]["MistypedCodeProblem"] | components["schemas"]["InvalidCodeProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `UnknownFriendCodeProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnknownFriendCodeProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Conflicts with stored state (problem details: `TooManyFriendsProblem`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TooManyFriendsProblem"];
+                };
+            };
+            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
+                };
+            };
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `OwnFriendCodeProblem`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["OwnFriendCodeProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    removeFriend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description The friend's player id (a UUID), as GET /v1/friends has it. */
+                friend_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, nothing follows */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `NotAFriendProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotAFriendProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3974,6 +5360,62 @@ export interface operations {
             };
         };
     };
+    makeFriendCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendCode"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
     getMyHistory: {
         parameters: {
             query?: {
@@ -4007,6 +5449,132 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    getMyPractice: {
+        parameters: {
+            query?: {
+                /** @description Only dates before this one (YYYY-MM-DD). */
+                before?: string | null;
+                /** @description Page size. */
+                limit?: number;
+            };
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PracticeListed"][];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    getMyStats: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerStats"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -4197,6 +5765,480 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    createSeries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+                /** @description 1 to 255 printable characters. The same key with the same body answers the first response again (24 hours); with another body, 422. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSeries"];
+            };
+        };
+        responses: {
+            /** @description The series */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesOut"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["InvalidIdempotencyKeyProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
+                };
+            };
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `SolverBusyProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["SolverBusyProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    getSeries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description A series code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens) */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesOut"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["MistypedCodeProblem"] | components["schemas"]["InvalidCodeProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Not visible to this player yet (problem details: `SeriesHiddenProblem`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeriesHiddenProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `UnknownSeriesProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnknownSeriesProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    joinSeries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+                /** @description 1 to 255 printable characters. The same key with the same body answers the first response again (24 hours); with another body, 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A series code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens) */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player was in the series already */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesOut"];
+                };
+            };
+            /** @description The series, with the player in it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesOut"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["InvalidIdempotencyKeyProblem"] | components["schemas"]["MistypedCodeProblem"] | components["schemas"]["InvalidCodeProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `UnknownSeriesProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnknownSeriesProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Conflicts with stored state (problem details: `SeriesStartedProblem`, `SeriesFullProblem`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeriesStartedProblem"] | components["schemas"]["SeriesFullProblem"];
+                };
+            };
+            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
+                };
+            };
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    submitSeriesRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+                /** @description 1 to 255 printable characters. The same key with the same body answers the first response again (24 hours); with another body, 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A series code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens) */
+                code: string;
+                /** @description The round, 1..200, e.g. 1 */
+                round: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeriesRunSubmission"];
+            };
+        };
+        responses: {
+            /** @description The identical run again: the stored result, as first returned */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesRunResult"];
+                };
+            };
+            /** @description The run, verified and analysed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesRunResult"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["InvalidIdempotencyKeyProblem"] | components["schemas"]["MistypedCodeProblem"] | components["schemas"]["InvalidCodeProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Not visible to this player yet (problem details: `SeriesHiddenProblem`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["SeriesHiddenProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `UnknownSeriesProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnknownSeriesProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Conflicts with stored state (problem details: `AlreadyPlayedProblem`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["AlreadyPlayedProblem"];
+                };
+            };
+            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
+                };
+            };
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `RoundNotReachedProblem`, `OutOfSeriesProblem`, `SeriesFinishedProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["RoundNotReachedProblem"] | components["schemas"]["OutOfSeriesProblem"] | components["schemas"]["SeriesFinishedProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `SolverBusyProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["SolverBusyProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };

@@ -186,6 +186,20 @@ const getMyHistory: Step = async (api) => {
   }
 };
 
+const getMyStats: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/players/me/stats");
+  if (data) {
+    const meanCost: number | null = data.mean_cost; // null: no official run yet
+    show(data.played, data.shut, data.shut_rate, data.mean_score, data.mean_best_possible);
+    show(meanCost, data.streak.current, data.streak.best);
+    for (const [score, runs] of Object.entries(data.distribution)) {
+      show(`score ${score}: ${runs} runs`);
+    }
+  } else {
+    await waitOrShow(error, response, ["/problems/rate-limited"]);
+  }
+};
+
 const offerTransfer: Step = async (api) => {
   const { data, error, response } = await api.POST("/v1/players/me/transfer");
   if (data) {
@@ -359,6 +373,142 @@ const getDailyShareText: Step = async (api) => {
   }
 };
 
+const practiseDailyDate: Step = async (api) => {
+  // The archive: a date that has closed everywhere, played again by anyone (with the
+  // token, kept as the player's practice run of the date; the key for its retries).
+  const moves: Move[] = [[9], [8, 1], [7], [6, 2]];
+  const { data, error, response } = await api.POST("/v1/daily/{day}/practice", {
+    params: { path: { day: "2026-11-20" } },
+    body: { moves },
+    headers: { "Idempotency-Key": idempotencyKey() },
+  });
+  if (data) {
+    const official: false = data.official;
+    const { position, players, percentile } = data.would_rank;
+    show(official, data.kept, data.score, data.shut, data.analysis.best_possible);
+    show(`it would have been #${position} of ${players} (${percentile}%)`);
+    return;
+  }
+  switch (error.type) {
+    case "/problems/date-not-closed": {
+      const closesAt: string = error.closes_at;
+      show("still open somewhere; practise it from", closesAt, error.detail);
+      break;
+    }
+    case "/problems/playable-roll-skipped":
+    case "/problems/run-ends-early": {
+      const index: number = error.move_index;
+      show(`move ${index}: ${error.reason}`, error.roll, error.possible);
+      break;
+    }
+    default:
+      await waitOrShow(error, response, RETRY_LATER, {
+        "/problems/unauthorized": "sign in again, or practise without a token:",
+        "/problems/unknown-date": "no Daily Dice that day:",
+        "/problems/invalid-date": "not a date:",
+        "/problems/wrong-total": "fix the run:",
+        "/problems/tile-not-open": "fix the run:",
+        "/problems/idempotency-key-reused": "a new run needs a new Idempotency-Key:",
+      });
+  }
+};
+
+const getMyPractice: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/players/me/practice", {
+    params: { query: { before: DAY, limit: 30 } },
+  });
+  if (data) {
+    for (const entry of data) {
+      const position: number = entry.would_rank.position;
+      show(entry.date, entry.score, entry.shut, entry.best_possible, entry.played_at);
+      show(`would rank #${position} of ${entry.would_rank.players}`, entry.would_rank.percentile);
+    }
+    const older = data.at(-1)?.date; // the next page: dates before the last one
+    show("next page before", older);
+  } else {
+    await waitOrShow(error, response, ["/problems/rate-limited"], {
+      "/problems/unauthorized": "sign in again:",
+    });
+  }
+};
+
+const makeFriendCode: Step = async (api) => {
+  // A new code revokes the last: a retry needs no Idempotency-Key (show the newest).
+  const { data, error, response } = await api.POST("/v1/players/me/friend-code");
+  if (data) {
+    show("share", data.display_code, data.code);
+    return;
+  }
+  await waitOrShow(error, response, RETRY_LATER, { "/problems/unauthorized": "sign in again:" });
+};
+
+const addFriend: Step = async (api) => {
+  const { data, error, response } = await api.POST("/v1/friends", {
+    body: { code: "7m3q k2zd2" },
+    headers: { "Idempotency-Key": idempotencyKey() },
+  });
+  if (data) {
+    // 201: friends from now on; 200: friends already.
+    const id: string = data.id;
+    show(response.status === 201 ? "new friend" : "friends already", id, data.name ?? "(no name)");
+    return;
+  }
+  await waitOrShow(error, response, RETRY_LATER, {
+    "/problems/mistyped-code": "a symbol of the code is mistyped:",
+    "/problems/invalid-code": "check the code:",
+    "/problems/unknown-friend-code": "ask your friend for their code:",
+    "/problems/own-friend-code": "share it instead:",
+    "/problems/too-many-friends": "remove a friend first:",
+    "/problems/idempotency-key-reused": "a new request needs a new Idempotency-Key:",
+    "/problems/unauthorized": "sign in again:",
+  });
+};
+
+const listFriends: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/friends");
+  if (data) {
+    for (const friend of data) {
+      const current: number = friend.streak.current;
+      show(friend.id, friend.name ?? "anonymous", `streak ${current} (best ${friend.streak.best})`);
+    }
+    return;
+  }
+  await waitOrShow(error, response, RETRY_LATER, { "/problems/unauthorized": "sign in again:" });
+};
+
+const removeFriend: Step = async (api) => {
+  const { error, response } = await api.DELETE("/v1/friends/{friend_id}", {
+    params: { path: { friend_id: "3f2c1a9e-6b1d-4c2a-9e8f-0a1b2c3d4e5f" } },
+  });
+  if (response.status === 204) {
+    show("no longer friends");
+    return;
+  }
+  if (error) {
+    await waitOrShow(error, response, RETRY_LATER, {
+      "/problems/not-a-friend": "not a friend (any more):",
+      "/problems/invalid-request": "not a player's id:",
+    });
+  }
+};
+
+const getFriendsBoard: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/daily/{day}/friends", { params: ON_DAY });
+  if (data) {
+    for (const entry of data.players) {
+      const rank: number = entry.rank; // ties share it: 1, 1, 3
+      show(entry.me ? "you" : (entry.name ?? "anonymous"), rank, entry.score, entry.shut, entry.id);
+    }
+    show(data.date);
+    return;
+  }
+  await waitOrShow(error, response, RETRY_LATER, {
+    "/problems/leaderboard-hidden": "play the date first:",
+    "/problems/unknown-date": "no Daily Dice that day:",
+    "/problems/invalid-date": "not a date:",
+  });
+};
+
 const createBox: Step = async (api) => {
   // A variant: ten tiles, the other rules standard.
   const { data, error, response } = await api.POST("/v1/boxes", {
@@ -372,6 +522,29 @@ const createBox: Step = async (api) => {
   }
   await waitOrShow(error, response, ["/problems/rate-limited"], {
     "/problems/idempotency-key-reused": "a new box needs a new Idempotency-Key:",
+    "/problems/unauthorized": "sign in again:",
+  });
+};
+
+const createBoxFromRun: Step = async (api) => {
+  // The rolls of a Solo round just played, for a friend: that run is the owner's.
+  const { data, error, response } = await api.POST("/v1/boxes", {
+    body: {
+      from_run: {
+        dice: [[6, 3], [4, 4], [5, 2], [1, 1], [6, 6], [3, 2], [4, 1], [2, 2], [5, 5], [3, 3]],
+        moves: [[9], [8], [7], { tiles: [2] }],
+      },
+    },
+    headers: { "Idempotency-Key": idempotencyKey() },
+  });
+  if (data) {
+    show("share", data.display_code, data.dice.length);
+    return;
+  }
+  await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
+    "/problems/dice-in-play": "these dice are in play, they cannot be a box:",
+    "/problems/invalid-dice": "these dice do not fit the rules:",
+    "/problems/tile-not-open": "not a legal run:",
     "/problems/unauthorized": "sign in again:",
   });
 };
@@ -446,6 +619,102 @@ const getBoxResults: Step = async (api) => {
     "/problems/results-hidden": "play the box first:",
     "/problems/unknown-box": "no such box:",
   });
+};
+
+const SERIES = { path: { code: "7M3Q-K2ZD2" } };
+
+const createSeries: Step = async (api) => {
+  // Elimination at 45 (the sheets' limit), `out_when` the server's default, with Hard.
+  const { data, error, response } = await api.POST("/v1/series", {
+    body: { format: { kind: "elimination", limit: 45 }, computers: ["hard"], shut_wins: true },
+    headers: { "Idempotency-Key": idempotencyKey() },
+  });
+  if (data) {
+    show("share", data.display_code, data.code, data.status, data.format.kind);
+    if (data.format.kind === "elimination") {
+      const outWhen: "reached" | "exceeded" = data.format.out_when;
+      show(data.format.limit, outWhen);
+    }
+    if (data.next) {
+      show("play round", data.next.round, "on", data.next.dice);
+    }
+    return;
+  }
+  await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
+    "/problems/invalid-request": "fix the request:",
+    "/problems/idempotency-key-reused": "a new series needs a new Idempotency-Key:",
+  });
+};
+
+const joinSeries: Step = async (api) => {
+  const { data, error, response } = await api.POST("/v1/series/{code}/players", {
+    params: SERIES,
+    headers: { "Idempotency-Key": idempotencyKey() },
+  });
+  if (data) {
+    show(response.status === 200 ? "already in" : "joined", data.players.length, data.status);
+    return;
+  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/series-started": "too late to join:",
+    "/problems/series-full": "no free seat:",
+    "/problems/unknown-series": "no such series:",
+    "/problems/mistyped-code": "a symbol of the code is mistyped:",
+  });
+};
+
+const getSeries: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/series/{code}", { params: SERIES });
+  if (data) {
+    for (const seat of data.players) {
+      // null: not played, not counted, or not shown before you play that round.
+      const rounds: (number | null)[] = seat.rounds;
+      show(seat.seat, seat.name ?? seat.computer ?? "anonymous", seat.total, rounds, seat.out);
+      show(seat.place ?? "no place yet", seat.id ?? "a computer");
+    }
+    show(data.rounds_complete, data.winners.map((winner) => winner.seat), data.next?.round);
+    return;
+  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/series-hidden": "join the series first:",
+    "/problems/unknown-series": "no such series:",
+  });
+};
+
+const submitSeriesRun: Step = async (api) => {
+  const { data, error, response } = await api.POST("/v1/series/{code}/rounds/{round}/runs", {
+    params: { path: { code: "7M3Q-K2ZD2", round: "1" } },
+    body: { moves: [[9], [8, 1]] },
+    headers: { "Idempotency-Key": idempotencyKey() },
+  });
+  if (data) {
+    const runId: string = data.run_id;
+    show(runId, data.score, data.sequence, data.analysis.total_cost, data.series.status);
+    if (data.series.next) {
+      show("next: round", data.series.next.round, data.series.next.dice);
+    }
+    return;
+  }
+  switch (error.type) {
+    case "/problems/already-played": {
+      const officialRunId: string = error.official_run_id;
+      show("your run of this round stands:", officialRunId);
+      break;
+    }
+    case "/problems/tile-not-open":
+    case "/problems/run-ends-early": {
+      const index: number = error.move_index;
+      show(`move ${index}: ${error.reason}`);
+      break;
+    }
+    default:
+      await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
+        "/problems/round-not-reached": "play the rounds before it first:",
+        "/problems/out-of-series": "you are out:",
+        "/problems/series-finished": "the series is over:",
+        "/problems/series-hidden": "join the series first:",
+      });
+  }
 };
 
 const analyzeRun: Step = async (api) => {
@@ -557,6 +826,7 @@ const everyOperation: EveryOperation = {
   "/v1/players/me": { get: getMe, patch: updateMe },
   "/v1/players/me/streak": { get: getMyStreak },
   "/v1/players/me/history": { get: getMyHistory },
+  "/v1/players/me/stats": { get: getMyStats },
   "/v1/players/me/transfer": { post: offerTransfer },
   "/v1/players/claim": { post: claimTransfer },
   "/v1/daily/{day}": { get: getDailyDice },
@@ -564,10 +834,25 @@ const everyOperation: EveryOperation = {
   "/v1/daily/{day}/runs/me": { get: getMyDailyRun },
   "/v1/daily/{day}/leaderboard": { get: getDailyLeaderboard },
   "/v1/daily/{day}/share": { get: getDailyShareText },
-  "/v1/boxes": { post: createBox },
+  "/v1/daily/{day}/practice": { post: practiseDailyDate },
+  "/v1/players/me/practice": { get: getMyPractice },
+  "/v1/players/me/friend-code": { post: makeFriendCode },
+  "/v1/friends": { get: listFriends, post: addFriend },
+  "/v1/friends/{friend_id}": { delete: removeFriend },
+  "/v1/daily/{day}/friends": { get: getFriendsBoard },
+  "/v1/boxes": {
+    post: async (api) => {
+      await createBox(api);
+      await createBoxFromRun(api);
+    },
+  },
   "/v1/boxes/{code}": { get: getBox },
   "/v1/boxes/{code}/runs": { post: submitBoxRun },
   "/v1/boxes/{code}/results": { get: getBoxResults },
+  "/v1/series": { post: createSeries },
+  "/v1/series/{code}": { get: getSeries },
+  "/v1/series/{code}/players": { post: joinSeries },
+  "/v1/series/{code}/rounds/{round}/runs": { post: submitSeriesRun },
   "/v1/analyze": { post: analyzeRun },
   "/v1/hint": { post: hint },
   "/v1/moves": { post: moves },

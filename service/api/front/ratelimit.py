@@ -9,8 +9,8 @@ A limit ``N/m`` lets a client send N requests at once, then N a minute. Every bu
 belongs to a client address (a token's bucket too: a token's limit counts its
 requests from each address), so that the buckets of one request share a hash slot
 on a Redis Cluster and one script call takes them all or none. Creating a
-player and claiming a transfer code have limits per address of their own, on top:
-accounts are cheap to make and codes must not be guessed. The client
+player, claiming a transfer code and redeeming a friend code have limits per address of
+their own, on top: accounts are cheap to make and codes must not be guessed. The client
 address is the connection's peer, or the first address in ``X-Forwarded-For`` not
 added by a trusted proxy when the peer is one of ``SHUTBOX_TRUSTED_PROXIES``; its limits
 count by network (``limited_as``): an IPv4 address (an IPv4-mapped IPv6 one too), an
@@ -317,7 +317,11 @@ class TakenAhead:
 
 
 # The operations with a per-address limit of their own: (method, path) → bucket name.
-OWN_LIMITS: Final = {("POST", "/v1/players"): "accounts", ("POST", "/v1/players/claim"): "claims"}
+OWN_LIMITS: Final = {
+    ("POST", "/v1/players"): "accounts",
+    ("POST", "/v1/players/claim"): "claims",
+    ("POST", "/v1/friends"): "friends",
+}
 
 
 class RateLimiter:

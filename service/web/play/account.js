@@ -1,9 +1,14 @@
 // @ts-check
-// Account: the player's name and time zone, and moving the player to another device.
+// Account: the player's name and time zone, their statistics, and moving the player to
+// another device.
+import { api } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
 import { browserTimeZone, changePlayer, claim, ensurePlayer, offerTransfer, refreshPlayer } from './player.js';
+import { renderStats } from './stats.js';
 import { _, formatDate, formatNumber, formatTime } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
+
+/** @typedef {import('./api.js').Schemas} Schemas */
 
 /**
  * @param {{onClaimed: () => void}} options onClaimed: this browser became another player
@@ -11,6 +16,14 @@ import { errorNote, loading, viewHeader } from './ui.js';
  */
 export function accountView({ onClaimed }) {
   const card = h('div', { class: 'panel player-card', 'aria-live': 'polite' });
+
+  // The statistics over the official Daily Dice runs.
+  const statsTitle = uniqueId('stats');
+  const statsBody = h('div', { class: 'stats-body', 'aria-live': 'polite' });
+  const statsPanel = h('section', { class: 'panel player-stats', 'aria-labelledby': statsTitle },
+    h('h2', { id: statsTitle }, _('Your statistics')),
+    h('p', { class: 'muted-text' }, _('Over your official Daily Dice runs (not boxes, not practice).')),
+    statsBody);
 
   // Move to another device: a one-time code.
   const codeArea = h('div', { class: 'transfer-code', 'aria-live': 'polite' });
@@ -55,12 +68,25 @@ export function accountView({ onClaimed }) {
         : _('Welcome back! This browser is now your player.')));
       onClaimed();
       render();
+      showStats();
     } catch (error) {
       clear(claimNote, errorNote(error));
     }
   });
 
-  const el = h('section', { class: 'view view-account' }, viewHeader(_('Account'), _('Your player lives in this browser. No e-mail, no password.')), card, move, claimForm);
+  const el = h('section', { class: 'view view-account' }, viewHeader(_('Account'), _('Your player lives in this browser. No e-mail, no password.')), card, statsPanel, move, claimForm);
+
+  async function showStats() {
+    clear(statsBody, loading());
+    try {
+      await ensurePlayer();
+      /** @type {Schemas['PlayerStats']} */
+      const stats = await api('GET', '/v1/players/me/stats', { auth: true });
+      clear(statsBody, renderStats(stats));
+    } catch (error) {
+      clear(statsBody, errorNote(error, showStats));
+    }
+  }
 
   async function render() {
     clear(card, loading());
@@ -119,6 +145,7 @@ export function accountView({ onClaimed }) {
     el,
     show() {
       render();
+      showStats();
     },
     destroy() {
       el.remove();

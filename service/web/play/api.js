@@ -63,7 +63,7 @@ export function useToken(source) {
 
 // api('POST', '/v1/boxes', { body, auth: true, idempotencyKey }) → the decoded JSON.
 /**
- * @param {'GET' | 'POST' | 'PATCH'} method
+ * @param {'GET' | 'POST' | 'PATCH' | 'DELETE'} method
  * @param {string} path
  * @param {{body?: unknown, auth?: boolean, idempotencyKey?: string, token?: string}} [options]
  *   auth: with the stored player's token; token: with this one

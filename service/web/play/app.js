@@ -1,19 +1,21 @@
 // @ts-check
-// Shut the Box Challenge in a browser: a hash router over four views (Daily Dice,
-// Friend Box, Solo, Account) that talk to this origin's /v1 API, in the player's
-// language (English, Norwegian bokmål, Dutch or German: the browser's, or the one
-// chosen with the switcher in the header and kept on this browser).
+// Shut the Box Challenge in a browser: a hash router over five views (Daily Dice with
+// its archive, Friends, Friend Box, Solo, Account with the player's statistics) that
+// talk to this origin's /v1 API, in the player's language (English, Norwegian bokmål,
+// Dutch or German: the browser's, or the one chosen with the switcher in the header and
+// kept on this browser).
 import { accountView } from './account.js';
 import { useToken } from './api.js';
 import { boxView } from './box.js';
 import { dailyView } from './daily.js';
 import { h, svg } from './dom.js';
+import { friendsView } from './friends.js';
 import { changePlayer, forgetPlayer, storedPlayer, token } from './player.js';
 import { soloView } from './solo.js';
 import { _, LANGUAGES, language, N_, preferredLanguage, rememberLanguage, useLanguage } from './strings.js';
 
 /** @typedef {import('./ui.js').View} View */
-/** @typedef {'daily' | 'box' | 'solo' | 'account'} Route */
+/** @typedef {'daily' | 'friends' | 'box' | 'solo' | 'account'} Route */
 
 useToken(token);
 try {
@@ -23,8 +25,8 @@ try {
 }
 
 /** @type {readonly Route[]} */
-const ROUTES = ['daily', 'box', 'solo', 'account'];
-const TITLES = { daily: N_('Daily Dice'), box: N_('Friend Box'), solo: N_('Solo'), account: N_('Account') };
+const ROUTES = ['daily', 'friends', 'box', 'solo', 'account'];
+const TITLES = { daily: N_('Daily Dice'), friends: N_('Friends'), box: N_('Friend Box'), solo: N_('Solo'), account: N_('Account') };
 /** @type {Map<Route, View>} */
 const views = new Map();
 
@@ -39,6 +41,7 @@ function resetViews({ keepAccount = false } = {}) {
 /** @type {Record<Route, () => View>} */
 const factories = {
   daily: dailyView,
+  friends: friendsView,
   box: boxView,
   solo: soloView,
   account: () => accountView({ onClaimed: () => resetViews({ keepAccount: true }) }),
@@ -140,6 +143,8 @@ function parseHash() {
   const hash = decodeURIComponent(location.hash.replace(/^#/, ''));
   const box = hash.match(/^box=(.+)$/);
   if (box) return { name: 'box', code: box[1] };
+  const friend = hash.match(/^friend=(.+)$/);
+  if (friend) return { name: 'friends', code: friend[1] };
   return { name: ROUTES.find((name) => name === hash) ?? 'daily' };
 }
 

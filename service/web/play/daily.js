@@ -1,6 +1,8 @@
 // @ts-check
-// Daily Dice: today's dice in the player's time zone, one official run, its result.
+// Daily Dice: today's dice in the player's time zone, one official run, its result; and
+// the archive, earlier dates played again as practice.
 import { api, ApiError } from './api.js';
+import { archivePanel } from './archive.js';
 import { clear, h } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, refreshPlayer, saveJSON, todayIn } from './player.js';
@@ -15,8 +17,18 @@ import { errorNote, loading, viewHeader } from './ui.js';
 export function dailyView() {
   const dateLine = h('p', { class: 'date-line' });
   const body = h('div', { class: 'view-body' });
+  const archive = archivePanel({
+    stage: body,
+    dateLine,
+    onStart: () => {
+      loads += 1; // a load under way leaves the stage to the practice
+      round?.destroy(); // its moves are kept: it resumes when today's round is back
+      round = null;
+    },
+    onBack: () => load(),
+  });
   const el = h('section', { class: 'view view-daily', 'aria-labelledby': 'daily-title' },
-    viewHeader(_('Daily Dice'), _('The same dice for everyone today. One official try: make it count.')), dateLine, body);
+    viewHeader(_('Daily Dice'), _('The same dice for everyone today. One official try: make it count.')), dateLine, body, archive.el);
   /** @type {HTMLElement} */ (el.querySelector('h1')).id = 'daily-title';
   /** @type {import('./game.js').Round | null} */
   let round = null;
@@ -25,6 +37,7 @@ export function dailyView() {
   let day;
   /** @type {import('./player.js').StoredPlayer} */
   let player;
+  let loads = 0; // the latest load (or the archive taking the stage): an earlier load stops
 
   const progressKey = () => `progress.daily.${player.id}.${day}`;
 
@@ -43,15 +56,18 @@ export function dailyView() {
     view.focusHeading();
   }
 
-  /** @param {string} note */
-  async function showOfficial(note) {
+  /**
+   * @param {string} note
+   * @param {() => boolean} [current] whether the stage is still this one's when the answers come
+   */
+  async function showOfficial(note, current = () => true) {
     clear(body, loading());
     /** @type {[Schemas['OfficialRunResult'], Schemas['Streak']]} */
     const [run, streak] = await Promise.all([
       api('GET', `/v1/daily/${day}/runs/me`, { auth: true }),
       api('GET', '/v1/players/me/streak', { auth: true }),
     ]);
-    showResult({ ...run, streak }, note);
+    if (current()) showResult({ ...run, streak }, note);
   }
 
   /**
@@ -96,25 +112,34 @@ export function dailyView() {
   async function load() {
     round?.destroy();
     round = null;
+    archive.end();
+    loads += 1;
+    const mine = loads;
+    const current = () => mine === loads;
     clear(body, loading(_('Setting up your player…')));
     try {
       await ensurePlayer();
+      archive.refresh();
+      if (!current()) return;
       clear(body, loading());
       const { player: fresh, me } = await refreshPlayer();
+      if (!current()) return;
       player = fresh;
       day = todayIn(player.time_zone);
       dateLine.textContent = formatDate(day);
       if (me.streak?.played_today) {
         try {
-          await showOfficial(_('You have played today. Here is your official result.'));
+          await showOfficial(_('You have played today. Here is your official result.'), current);
           return;
         } catch (error) {
           if (!(error instanceof ApiError && error.status === 404)) throw error;
         }
       }
-      play(await api('GET', `/v1/daily/${day}`));
+      /** @type {Schemas['DailyDice']} */
+      const daily = await api('GET', `/v1/daily/${day}`);
+      if (current()) play(daily);
     } catch (error) {
-      clear(body, errorNote(error, load));
+      if (current()) clear(body, errorNote(error, load));
     }
   }
 
@@ -123,14 +148,17 @@ export function dailyView() {
     el,
     show() {
       // Loaded on the first visit, and again once a new day has begun (unless mid-round).
-      const stale = player && day && todayIn(player.time_zone) !== day && !round;
+      const stale = player && day && todayIn(player.time_zone) !== day && !round && !archive.active();
       if (!loaded || stale) {
         loaded = true;
         load();
+      } else {
+        archive.refresh(); // practice runs sent elsewhere meanwhile, and the archive's last date
       }
     },
     destroy() {
       round?.destroy();
+      archive.end();
       el.remove();
     },
   };

@@ -1,6 +1,7 @@
 // @ts-check
-// The result of a round: score, rank, streak or versus, the computer players on the
-// same dice, the analysis against the exact solution, and the share text.
+// The result of a round: score, rank, streak or versus (or, for a practice run, where it
+// would have ranked), the computer players on the same dice, the analysis against the
+// exact solution, and the share text.
 import { clear, h, uniqueId } from './dom.js';
 import { moveDice, moveTiles } from './rules.js';
 import { _, formatMove, formatNumber, formatPercent, N_, ngettext } from './strings.js';
@@ -9,8 +10,9 @@ import { _, formatMove, formatNumber, formatPercent, N_, ngettext } from './stri
 /** @typedef {import('./rules.js').Move} Move */
 /**
  * What the result view shows: a run result (`POST /v1/analyze`), with the rank and
- * streak of an official daily run, or the versus of a Friend Box run.
- * @typedef {Schemas['RunResult'] & {rank?: Schemas['Rank'], streak?: Schemas['Streak'], versus?: Schemas['Versus']}} ShownResult
+ * streak of an official daily run, the versus of a Friend Box run, or where a practice
+ * run of a closed date would have ranked.
+ * @typedef {Schemas['RunResult'] & {rank?: Schemas['Rank'], streak?: Schemas['Streak'], versus?: Schemas['Versus'], would_rank?: Schemas['WouldRank']}} ShownResult
  */
 /** @typedef {{computer: string, analysis: string, share: string}} SectionIds */
 
@@ -37,13 +39,14 @@ function rollText(roll, diceUsed) {
   return diceUsed === 1 ? _('{d1} (one die)', { d1: roll[0] }) : `${roll[0]} + ${roll[1]}`;
 }
 
+// A figure with its label (and a note under it): the result's, the statistics'.
 /**
  * @param {string} label
  * @param {string} value
  * @param {string | null} note
  * @param {string} [extra] more classes
  */
-function stat(label, value, note, extra = '') {
+export function stat(label, value, note, extra = '') {
   return h('div', { class: ['stat', extra] },
     h('span', { class: 'stat-label' }, label),
     h('span', { class: 'stat-value' }, value),
@@ -184,7 +187,8 @@ function shareSection(share, ids) {
 }
 
 /**
- * The result view. result: a run_result, with rank and streak (daily) or versus (box).
+ * The result view. result: a run_result, with rank and streak (daily), versus (box) or
+ * would_rank (practice).
  * options.share: async () → the share text; options.title: the heading.
  * @param {ShownResult} result
  * @param {{share?: (() => Promise<string>) | null, title?: string}} [options]
@@ -197,6 +201,11 @@ export function renderResult(result, { share = null, title = _('Your result') } 
   if (result.rank) {
     stats.push(stat(_('Rank'), _('{position} of {players}', { position: formatNumber(result.rank.position), players: formatNumber(result.rank.players) }),
       _('Better than {percent} of players', { percent: formatPercent(result.rank.percentile) }), 'rank'));
+  }
+  if (result.would_rank) {
+    const { position, players, percentile } = result.would_rank;
+    stats.push(stat(_('Would have ranked'), _('{position} of {players}', { position: formatNumber(position), players: formatNumber(players) }),
+      _('Better than {percent} of players', { percent: formatPercent(percentile) }), 'would-rank'));
   }
   if (result.streak) {
     stats.push(stat(_('Streak'), ngettext('{count} day', '{count} days', result.streak.current), _('Best {best}', { best: formatNumber(result.streak.best) }), 'streak'));

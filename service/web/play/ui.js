@@ -13,8 +13,9 @@ import { _, language, N_ } from './strings.js';
 /** @typedef {import('./rules.js').FullRules} FullRules */
 /** @typedef {import('./rules.js').Roll} Roll */
 /**
- * A view of the page (Daily Dice, Friend Box, Solo, Account): its element, shown with
- * the route's parameters (a box's code), destroyed when the page is built again.
+ * A view of the page (Daily Dice, Friends, Friend Box, Solo, Account): its element, shown
+ * with the route's parameters (a box's code, a friend code), destroyed when the page is
+ * built again.
  * @typedef {{el: HTMLElement, show: (params?: {code?: string}) => void, destroy: () => void}} View
  */
 

@@ -52,6 +52,9 @@ def answer_of(response: httpx.Response) -> tuple[int, dict[str, str], Any]:
     if any(vary):
         headers["vary"] = ", ".join(vary)
     body = response.json()
+    if isinstance(body, dict) and "rank" in body:
+        # The rank's figures may differ in length (other runs of the date): so may the body.
+        headers.pop("content-length", None)
     if isinstance(body, dict):
         for of_the_player in ("run_id", "official_run_id", "rank"):
             body.pop(of_the_player, None)

@@ -43,8 +43,16 @@ EXAMPLES: Final[dict[str, dict[str, Any]]] = {
     "RunSubmission": {"moves": MOVES},
     "NewBox": {"rules": RULES},
     "BoxRunSubmission": {"moves": MOVES, "mode": "blind"},
+    "NewSeries": {
+        "rules": RULES,
+        "format": {"kind": "elimination", "limit": 45, "out_when": "exceeded"},
+        "shut_wins": True,
+        "computers": ["easy", "hard"],
+    },
+    "SeriesRunSubmission": {"moves": MOVES},
+    "Redeem": {"code": "7M3Q-K2ZD2"},
 }
-PATH_VALUES: Final = {"day": "2026-11-28", "code": "7M3Q-K2ZD2"}
+PATH_VALUES: Final = {"day": "2026-11-28", "code": "7M3Q-K2ZD2", "round": "1"}
 SENTINEL: Final = "\x00hostile\x00"
 
 

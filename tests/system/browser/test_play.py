@@ -6,34 +6,70 @@ Each scenario is a node script that takes the server's URL and the artefacts dir
 ``SHUTBOX_TEST_ARTIFACTS``), plays through the page as a person would, fails on any
 console error, page error, server error or request to another host, and prints the
 paths of its screenshots. Run one by hand against ``scripts/serve`` the same way.
+A scenario that needs data first has a preparation (``PREPARATIONS``): the archive's
+gets a closed date filled with official runs, named in ``SHUTBOX_ARCHIVE_DATE``.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tests.conftest import ServerProcess
+from service.calendar import has_closed_everywhere
+from tests.conftest import ROOT, ServerProcess
 from tests.system.browser.environment import HERE, artifacts, require
 
 SCENARIO_TIMEOUT = 240  # seconds; each takes a few
+ARCHIVE_PLAYERS = 20  # the synthetic players' official runs of the archive's date
+
+# What a scenario needs of the server's data before it runs: more of its environment.
+Preparation = Callable[[dict[str, str]], dict[str, str]]
 
 
-def run_scenario(script: str, server_env: dict[str, str]) -> str:
+def run_scenario(
+    script: str, server_env: dict[str, str], prepare: Preparation | None = None
+) -> str:
     """Run tests/system/browser/<script> against a server of its own: its output, or fail with it
     (skip when node, its packages or Chromium are missing; fail in CI)."""
     node = require()
     server = ServerProcess(server_env, workers=1).start()
     try:
-        return _run(node, script, server)
+        extra = prepare(server_env) if prepare else {}
+        return _run(node, script, server, extra)
     finally:
         server.stop()
 
 
-def _run(node: str, script: str, server: ServerProcess) -> str:
+def an_archive_date(server_env: dict[str, str]) -> dict[str, str]:
+    """A Daily Dice date that has ended everywhere, filled with synthetic players'
+    official runs by ``shutbox synth-day`` (as an operator fills one): SHUTBOX_ARCHIVE_DATE.
+    Two days before today at UTC, so that it has closed whenever the scenario runs, and the
+    ten dates before it (its practice list) too."""
+    day = datetime.now(UTC).date() - timedelta(days=2)
+    assert has_closed_everywhere(day, datetime.now(UTC))
+    command = [sys.executable, "-m", "service.cli", "synth-day", day.isoformat()]
+    done = subprocess.run(
+        [*command, "--runs", str(ARCHIVE_PLAYERS), "--seed", "7"],
+        cwd=ROOT,
+        env={**os.environ, **server_env},
+        capture_output=True,
+        text=True,
+        timeout=SCENARIO_TIMEOUT,
+    )
+    assert done.returncode == 0, f"synth-day failed:\n{done.stdout}\n{done.stderr}"
+    return {"SHUTBOX_ARCHIVE_DATE": day.isoformat()}
+
+
+PREPARATIONS: dict[str, Preparation] = {"archive.mjs": an_archive_date}
+
+
+def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -> str:
     where = artifacts()
     started = time.monotonic()
     try:
@@ -42,6 +78,7 @@ def _run(node: str, script: str, server: ServerProcess) -> str:
             cwd=HERE,
             env={
                 **os.environ,
+                **extra,
                 "SHUTBOX_BASE_URL": server.url,
                 "SHUTBOX_TEST_ARTIFACTS": str(where),
             },
@@ -76,10 +113,16 @@ def _run(node: str, script: str, server: ServerProcess) -> str:
             "account.mjs", "account-2-claimed.png", id="moving_the_player_to_another_device"
         ),
         pytest.param("language.mjs", "language-2-nb.png", id="the_page_in_german_then_norwegian"),
+        pytest.param(
+            "friends.mjs", "friends-6-removed-phone.png", id="friends_and_their_daily_board"
+        ),
+        pytest.param(
+            "archive.mjs", "archive-3-practice-list.png", id="an_earlier_date_as_practice_and_stats"
+        ),
     ],
 )
 def test_a_scenario_plays_through(
     script: str, last_screenshot: str, server_env: dict[str, str]
 ) -> None:
-    output = run_scenario(script, server_env)
+    output = run_scenario(script, server_env, PREPARATIONS.get(script))
     assert last_screenshot in output

@@ -166,3 +166,21 @@ def test_every_disguise_carries_the_mark_of_the_dice(dice: list[Roll], data: st.
     assert looked_up == (
         [fairplay.stored_key(k) for k in candidates] if mark.carried_by(candidates) else []
     )
+
+
+@given(st.lists(rolls, min_size=1, max_size=14), st.booleans(), st.integers(0, 13))
+def test_every_candidate_key_has_its_short_key_among_the_dices(
+    dice: list[Roll], sums_only: bool, cut: int
+) -> None:
+    """What lets a process holding boxes' short keys skip the whole check: a box whose
+    key these dice could disguise (its key a candidate of theirs) has a short key among
+    the two the dice give, whatever their length."""
+    candidates = fairplay.Candidates(dice)
+    short = candidates.short_keys()
+    for key in candidates:
+        assert fairplay.short_key(key) in short
+    # A box's own dice, or a prefix of them long enough to be a candidate: found so.
+    box = dice[: max(cut, 1)]
+    key = fairplay.deciding_key(box, sums_only=sums_only)
+    if key in candidates:
+        assert fairplay.short_key(key) in short

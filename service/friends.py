@@ -1,0 +1,114 @@
+"""Playing together (PRODUCT.md §9): friend codes, friendships both ways, and the
+friends' board of a Daily Dice date (the use cases; the API renders them)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime
+from typing import Final
+
+import msgspec
+
+from service import codes
+from service.store import friends
+from service.store.db import Database
+from service.store.friends import Friend, FriendRow
+
+FRIENDS_MOST: Final = 200
+"""The most friends a player may have."""
+_CODE_ATTEMPTS: Final = 5
+
+
+class UnknownFriendCode(Exception):
+    """No live friend code is this one: never made, or replaced since."""
+
+
+class OwnFriendCode(Exception):
+    """The player's own friend code: nobody is their own friend."""
+
+
+class TooManyFriends(Exception):
+    """One of the two has ``FRIENDS_MOST`` friends already: the player (``mine``) or the
+    code's owner."""
+
+    def __init__(self, mine: bool) -> None:
+        self.mine = mine
+
+
+class NotFriends(Exception):
+    """The two players are not friends (or the other is no player at all)."""
+
+
+class Befriended(msgspec.Struct, frozen=True):
+    friend: Friend
+    created: bool
+    """False: they were friends already."""
+
+
+class BoardEntry(msgspec.Struct, frozen=True):
+    """A run on a date's friends' board."""
+
+    id: uuid.UUID
+    name: str | None
+    score: int
+    rank: int
+    """1 + the runs of the board with a better score: the same score, the same place."""
+    me: bool
+
+
+async def new_friend_code(database: Database, player_id: uuid.UUID, now: datetime) -> str:
+    """A fresh friend code for the player (as random as a box code), which replaces the
+    last one: from now on that one is unknown. A clash of random codes is retried."""
+    for _ in range(_CODE_ATTEMPTS):
+        code = codes.new_code()
+        if await friends.replace_code(database, player_id, code, now):
+            return code
+    raise RuntimeError("no free friend code after several attempts")
+
+
+async def befriend(
+    database: Database, player_id: uuid.UUID, code: str, now: datetime
+) -> Befriended:
+    """The player and the owner of the friend code (a canonical code, ``codes.parse``)
+    are friends from now on, both ways. Raises ``UnknownFriendCode``, ``OwnFriendCode``
+    or ``TooManyFriends``; nothing is stored then."""
+    owner = await friends.code_owner(database, code)
+    if owner is None:
+        raise UnknownFriendCode
+    if owner.id == player_id:
+        raise OwnFriendCode
+    done = await friends.befriend(database, player_id, owner.id, now, FRIENDS_MOST)
+    if done == "mine_full" or done == "theirs_full":
+        raise TooManyFriends(mine=done == "mine_full")
+    return Befriended(friend=owner, created=done == "created")
+
+
+async def friends_of(database: Database, player_id: uuid.UUID) -> list[FriendRow]:
+    """The player's friends (``FRIENDS_MOST`` at most), in the order they became friends."""
+    return await friends.friends(database, player_id)
+
+
+async def unfriend(database: Database, player_id: uuid.UUID, friend_id: uuid.UUID) -> None:
+    """The two are friends no more, both ways; ``NotFriends`` if they were not."""
+    if not await friends.unfriend(database, player_id, friend_id):
+        raise NotFriends
+
+
+async def board(database: Database, player_id: uuid.UUID, day: date) -> list[BoardEntry]:
+    """The official runs of ``day`` by the player and their friends, best first, each
+    with its place on this board (ties share it: 1, 1, 3). Whether the board may be shown
+    is the caller's to decide, as for the date's leaderboard."""
+    rows = await friends.board(database, player_id, day)
+    entries: list[BoardEntry] = []
+    for position, row in enumerate(rows):
+        tied = bool(entries) and entries[-1].score == row.score
+        entries.append(
+            BoardEntry(
+                id=row.id,
+                name=row.name,
+                score=row.score,
+                rank=entries[-1].rank if tied else position + 1,
+                me=row.id == player_id,
+            )
+        )
+    return entries

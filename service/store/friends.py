@@ -1,0 +1,110 @@
+"""Friends: friend codes (one live code a player) and friendships (a row each way), and
+the official runs of a date by a player and their friends."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, datetime
+from typing import Literal
+
+import asyncpg
+import msgspec
+
+from service.calendar import StreakRuns
+from service.store.db import QUERIES, Database, connection_of, row_as
+
+Befriending = Literal["created", "already", "mine_full", "theirs_full"]
+"""How making two players friends went: done now, done before, or refused because one
+of them (the player, the code's owner) has as many friends as a player may."""
+
+
+class Friend(msgspec.Struct, frozen=True):
+    id: uuid.UUID
+    name: str | None
+
+
+class FriendRow(msgspec.Struct, frozen=True):
+    """A friend with what their streak is made of (``service.calendar.current_streak``)."""
+
+    id: uuid.UUID
+    name: str | None
+    time_zone: str
+    streak: StreakRuns | None
+    """None: the friend has never played."""
+
+
+class BoardRow(msgspec.Struct, frozen=True):
+    """An official run of the date by the player or one of their friends."""
+
+    id: uuid.UUID
+    name: str | None
+    score: int
+
+
+async def replace_code(database: Database, player_id: uuid.UUID, code: str, now: datetime) -> bool:
+    """Make ``code`` the player's friend code, in place of the last one; False when
+    another player's code is ``code`` already (nothing changes)."""
+    try:
+        await database.execute(QUERIES.replace_friend_code, player_id, code, now)
+    except asyncpg.UniqueViolationError as clash:
+        if clash.constraint_name != "friend_codes_code_key":
+            raise
+        return False
+    return True
+
+
+async def code_owner(database: Database, code: str) -> Friend | None:
+    """The player whose live friend code this is; None: no such code (or revoked)."""
+    row = await database.fetchrow(QUERIES.friend_code_owner, code)
+    return None if row is None else row_as(Friend, row)
+
+
+async def befriend(
+    database: Database, player_id: uuid.UUID, friend_id: uuid.UUID, now: datetime, most: int
+) -> Befriending:
+    """Make the two players friends, unless they are already or either has ``most``
+    friends. Both players' rows are locked first, in the order of their ids: two
+    requests over the same two players (each redeeming the other's code, say) take
+    turns, and the second finds the first's friendship; no count passes ``most``."""
+    async with connection_of(database) as connection, connection.transaction():
+        await connection.execute(QUERIES.lock_players, [player_id, friend_id])
+        # A statement of its own, after the locks: its snapshot holds what was committed
+        # while this one waited for them.
+        row = await connection.fetchrow(QUERIES.friendship_counts, player_id, friend_id)
+        assert row is not None, "the counts are one row"
+        if row["friends"]:
+            return "already"
+        if row["mine"] >= most:
+            return "mine_full"
+        if row["theirs"] >= most:
+            return "theirs_full"
+        await connection.execute(QUERIES.insert_friendship, player_id, friend_id, now)
+    return "created"
+
+
+async def unfriend(database: Database, player_id: uuid.UUID, friend_id: uuid.UUID) -> bool:
+    """The two players are friends no more, both ways; False: they were not friends."""
+    return bool(await database.fetch(QUERIES.delete_friendship, player_id, friend_id))
+
+
+async def friends(database: Database, player_id: uuid.UUID) -> list[FriendRow]:
+    """The player's friends, in the order they became friends (one query)."""
+    return [
+        FriendRow(
+            id=row["id"],
+            name=row["name"],
+            time_zone=row["time_zone"],
+            streak=None
+            if row["latest_length"] is None
+            else StreakRuns(row["latest_length"], row["best"], row["last_played"]),
+        )
+        for row in await database.fetch(QUERIES.friends, player_id)
+    ]
+
+
+async def board(database: Database, player_id: uuid.UUID, day: date) -> list[BoardRow]:
+    """The official runs of ``day`` by the player and their friends, best first (ties in
+    order of submission): one query, a lookup by key a player."""
+    return [
+        row_as(BoardRow, row) for row in await database.fetch(QUERIES.friends_board, player_id, day)
+    ]

@@ -1,0 +1,74 @@
+-- name: insert_series
+-- Create a series; a clash of random codes is refused by the key (the caller retries).
+INSERT INTO series (code, creator_id, rules, format, shut_wins, computers, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (code) DO NOTHING
+RETURNING code;
+
+-- name: series
+-- A series by its code.
+SELECT code, creator_id, rules, format, shut_wins, computers, finished_at
+FROM series WHERE code = $1;
+
+-- name: lock_series
+-- A series by its code, locked until the transaction ends: its joins and runs one at a time.
+SELECT code, creator_id, rules, format, shut_wins, computers, finished_at
+FROM series WHERE code = $1
+FOR UPDATE;
+
+-- name: series_seats
+-- The players of a series with their names, by seat (the creator first).
+SELECT sp.player_id, p.name, sp.seat
+FROM series_players sp JOIN players p ON p.id = sp.player_id
+WHERE sp.series_code = $1
+ORDER BY sp.seat;
+
+-- name: insert_series_player
+-- A player takes a seat of a series; the keys refuse a player twice or a seat twice.
+INSERT INTO series_players (series_code, player_id, seat, joined_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT DO NOTHING;
+
+-- name: series_rounds
+-- The rounds of a series issued so far, in order, with the computer seats' scores.
+SELECT round, sequence_id, computer_scores
+FROM series_rounds WHERE series_code = $1
+ORDER BY round;
+
+-- name: insert_series_round
+-- Issue a round of a series: its sequence, the key of its dice, the computer seats' runs.
+INSERT INTO series_rounds
+    (series_code, round, sequence_id, dice_key, computer_moves, computer_scores, issued_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT DO NOTHING;
+
+-- name: series_run_scores
+-- Every player's score in every round of a series played so far.
+SELECT player_id, round, score
+FROM series_runs WHERE series_code = $1;
+
+-- name: series_run
+-- A player's run of a round of a series.
+SELECT id, moves_digest, score, shut, response::text AS response, submitted_at
+FROM series_runs WHERE series_code = $1 AND round = $2 AND player_id = $3;
+
+-- name: insert_series_run
+-- Store a player's run of a round; the (series_code, round, player_id) key refuses a second.
+INSERT INTO series_runs
+    (id, series_code, round, player_id, moves, moves_digest, score, shut, response,
+     submitted_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::text::json, $10)
+ON CONFLICT (series_code, round, player_id) DO NOTHING
+RETURNING id;
+
+-- name: finish_series
+-- A series' last round is complete: its rounds' dice leave play.
+UPDATE series SET finished_at = $2 WHERE code = $1 AND finished_at IS NULL;
+
+-- name: dice_key_in_play
+-- Whether the dice of some box, or of a round of a series not finished, have one of the
+-- keys $1 (service/rules/fairplay.py): one indexed lookup each.
+SELECT EXISTS (SELECT 1 FROM boxes WHERE dice_key = ANY($1::bigint[]))
+    OR EXISTS (SELECT 1
+               FROM series_rounds r JOIN series s ON s.code = r.series_code
+               WHERE r.dice_key = ANY($1::bigint[]) AND s.finished_at IS NULL);
