@@ -40,7 +40,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
@@ -49,11 +48,14 @@ from pathlib import Path
 from typing import Any, Final
 
 import asyncpg
-import httpx
-import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.processes import ADMIN_URL, UNREACHED_RATE_LIMIT, python_env
+from benchmarks.processes import (
+    ADMIN_URL,
+    UNREACHED_RATE_LIMIT,
+    TimedClient,
+    frozen_clock_env,
+)
 from benchmarks.scale import RedisServer, Server, fill, percentile, shutbox
 from tests.resources import throwaway_database
 from tests.runs import legal_runs
@@ -75,39 +77,7 @@ def progress(message: str) -> None:
     print(f"friends_board: {message}", file=sys.stderr, flush=True)
 
 
-class Client:
-    """One keep-alive connection to the server, each request timed (ms)."""
-
-    def __init__(self, base_url: str) -> None:
-        self.http = httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT)
-
-    def close(self) -> None:
-        self.http.close()
-
-    def request(
-        self, method: str, path: str, expected: int, token: str | None = None, body: Any = None
-    ) -> tuple[float, httpx.Response]:
-        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-        content = None if body is None else msgspec.json.encode(body)
-        if content is not None:
-            headers["Content-Type"] = "application/json"
-        started = time.perf_counter()
-        response = self.http.request(method, path, headers=headers, content=content)
-        elapsed = (time.perf_counter() - started) * 1000
-        if response.status_code != expected:
-            raise SystemExit(
-                f"friends_board: {method} {path} answered {response.status_code}, not "
-                f"{expected}: {response.text[:300]}"
-            )
-        return elapsed, response
-
-    def json(
-        self, method: str, path: str, expected: int, token: str | None = None, body: Any = None
-    ) -> Any:
-        return self.request(method, path, expected, token, body)[1].json()
-
-
-def befriended_runs(client: Client, day: date) -> tuple[str, str]:
+def befriended_runs(client: TimedClient, day: date) -> tuple[str, str]:
     """A player and ``FRIENDS`` friends, each with an official run of ``day``: the
     player's token and id."""
     dice = tuple((a, b) for a, b in client.json("GET", f"/v1/daily/{day}", 200)["dice"])
@@ -144,7 +114,9 @@ def check_board(board: dict[str, Any], day: date, me: str) -> None:
         raise SystemExit(f"friends_board: a wrong board: {str(board)[:300]}")
 
 
-def measure(client: Client, day: date, token: str, me: str, samples: int) -> dict[str, list[float]]:
+def measure(
+    client: TimedClient, day: date, token: str, me: str, samples: int
+) -> dict[str, list[float]]:
     path = f"/v1/daily/{day}/friends"
     timings: dict[str, list[float]] = {kind: [] for kind in KINDS}
     for n in range(WARMUP + samples):
@@ -232,22 +204,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         throwaway_database(args.postgres, "shutbox_friends") as db_url,
     ):
         scratch = Path(scratch_dir)
-        env = python_env(
-            {
-                "DATABASE_URL": db_url,
-                "SHUTBOX_SECRET": secrets.token_urlsafe(32),
-                "SHUTBOX_REDIS_PREFIX": f"shutbox_friends_{secrets.token_hex(4)}:",
-                "SHUTBOX_TEST_NOW": now.isoformat(),
-                # One client address: limited at the production rate it would get 429s.
-                "SHUTBOX_RATE_LIMIT_ADDRESS": UNREACHED_RATE_LIMIT,
-                "SHUTBOX_RATE_LIMIT_TOKEN": UNREACHED_RATE_LIMIT,
-                "SHUTBOX_RATE_LIMIT_ACCOUNTS": UNREACHED_RATE_LIMIT,
-                "SHUTBOX_RATE_LIMIT_FRIENDS": UNREACHED_RATE_LIMIT,
-                "SHUTBOX_LOG_LEVEL": "WARNING",
-            }
-        )
-        for variable in ("REDIS_URL", "PROMETHEUS_MULTIPROC_DIR"):
-            env.pop(variable, None)  # defaults, whatever this shell has
+        prefix = f"shutbox_friends_{secrets.token_hex(4)}:"
+        extra = {"SHUTBOX_RATE_LIMIT_FRIENDS": UNREACHED_RATE_LIMIT, "SHUTBOX_LOG_LEVEL": "WARNING"}
+        env = frozen_clock_env(db_url, prefix, now, extra)
         progress(f"database {db_url.rpartition('/')[2]}: migrating")
         shutbox(["migrate"], env, timeout=120)
         fill(db_url, env, args.date, args.runs, seed=1)
@@ -262,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "PROMETHEUS_MULTIPROC_DIR": str(metrics),
             }
             server = Server(server_env, scratch / "server.log")
-            client = Client(server.url)
+            client = TimedClient("friends_board", server.url, REQUEST_TIMEOUT)
             try:
                 progress(f"a player and {FRIENDS} friends, each with a run of {args.date}")
                 token, me = befriended_runs(client, args.date)

@@ -19,11 +19,12 @@ from collections.abc import Callable, Sequence
 from contextlib import suppress
 from datetime import datetime
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 import asyncpg
 import httpx
+import msgspec
 import psutil
 
 from service.store.players import token_hash
@@ -113,6 +114,43 @@ def answers_ok(url: str) -> bool:
     return False
 
 
+class TimedClient:
+    """One keep-alive connection to a server, each request timed (ms) and its status
+    checked: any other than the one expected ends the benchmark ``name`` with the answer."""
+
+    def __init__(self, name: str, base_url: str, timeout: float) -> None:
+        self.name = name
+        self.http = httpx.Client(base_url=base_url, timeout=timeout)
+
+    def close(self) -> None:
+        self.http.close()
+
+    def request(
+        self, method: str, path: str, expected: int, token: str | None = None, body: Any = None
+    ) -> tuple[float, httpx.Response]:
+        """The request's time and its answer; ``body``: the bytes sent, or a value sent as
+        JSON."""
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            if not isinstance(body, bytes):
+                body = msgspec.json.encode(body)
+        started = time.perf_counter()
+        response = self.http.request(method, path, headers=headers, content=body)
+        elapsed = (time.perf_counter() - started) * 1000
+        if response.status_code != expected:
+            raise SystemExit(
+                f"{self.name}: {method} {path} answered {response.status_code}, not "
+                f"{expected}: {response.text[:300]}"
+            )
+        return elapsed, response
+
+    def json(
+        self, method: str, path: str, expected: int, token: str | None = None, body: Any = None
+    ) -> Any:
+        return self.request(method, path, expected, token, body)[1].json()
+
+
 def python_env(extra: dict[str, str]) -> dict[str, str]:
     """This process's environment with the repository on ``PYTHONPATH`` (``tests`` and
     ``benchmarks`` importable) and ``extra`` set."""
@@ -145,6 +183,32 @@ def service_env(
             "SHUTBOX_RATE_LIMIT_ACCOUNTS": rate_limit,
         }
     )
+
+
+def frozen_clock_env(
+    database_url: str, prefix: str, now: datetime, extra: dict[str, str] | None = None
+) -> dict[str, str]:
+    """``python_env`` for ``shutbox`` commands and a server (``tests.frozen_clock_app``)
+    on a benchmark's own database, the clock frozen at ``now``: a secret of its own, rate
+    limits on at a rate no load here reaches (one client address: at the production rate
+    it would get 429s), Redis, the log level and the metrics directory at their defaults
+    (whatever this shell has), and ``extra``."""
+    env = python_env({})
+    for variable in ("REDIS_URL", "SHUTBOX_LOG_LEVEL", "PROMETHEUS_MULTIPROC_DIR"):
+        env.pop(variable, None)
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "SHUTBOX_SECRET": secrets.token_urlsafe(32),
+            "SHUTBOX_REDIS_PREFIX": prefix,
+            "SHUTBOX_TEST_NOW": now.isoformat(),
+            "SHUTBOX_RATE_LIMIT_ADDRESS": UNREACHED_RATE_LIMIT,
+            "SHUTBOX_RATE_LIMIT_TOKEN": UNREACHED_RATE_LIMIT,
+            "SHUTBOX_RATE_LIMIT_ACCOUNTS": UNREACHED_RATE_LIMIT,
+            **(extra or {}),
+        }
+    )
+    return env
 
 
 def positive(text: str) -> int:

@@ -96,13 +96,14 @@ from benchmarks.processes import (
     ROOT,
     UNREACHED_RATE_LIMIT,
     Spawned,
+    TimedClient,
     answers_ok,
     cpu_shares,
     cpu_snapshot,
+    frozen_clock_env,
     insert_players,
     log_tail,
     positive,
-    python_env,
 )
 from tests.resources import HOST, free_port, throwaway_database
 from tests.runs import legal_runs
@@ -332,32 +333,13 @@ def fill(db_url: str, env: dict[str, str], day: date, runs: int, seed: int) -> F
 # Single requests ----------------------------------------------------------------------------
 
 
-class Client:
-    """One keep-alive connection to the server, each request timed (ms)."""
+class Client(TimedClient):
+    """``TimedClient`` with the bodies of the runs it submits."""
 
     def __init__(self, base_url: str, bodies: dict[date, list[bytes]]) -> None:
-        self.http = httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT)
+        super().__init__("scale", base_url, REQUEST_TIMEOUT)
         self.bodies = bodies
         self.sent = 0
-
-    def close(self) -> None:
-        self.http.close()
-
-    def request(
-        self, method: str, path: str, expected: int, token: str | None = None, body: Any = None
-    ) -> tuple[float, httpx.Response]:
-        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-        started = time.perf_counter()
-        response = self.http.request(method, path, headers=headers, content=body)
-        elapsed = (time.perf_counter() - started) * 1000
-        if response.status_code != expected:
-            raise SystemExit(
-                f"scale: {method} {path} answered {response.status_code}, not {expected}: "
-                f"{response.text[:300]}"
-            )
-        return elapsed, response
 
     def new_player(self, time_zone: str) -> str:
         body = msgspec.json.encode({"time_zone": time_zone})
@@ -1074,20 +1056,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         throwaway_database(args.postgres, "shutbox_scale") as db_url,
     ):
         scratch = Path(scratch_dir)
-        env = python_env(
-            {
-                "DATABASE_URL": db_url,
-                "SHUTBOX_SECRET": secrets.token_urlsafe(32),
-                "SHUTBOX_REDIS_PREFIX": f"shutbox_scale_{secrets.token_hex(4)}:",
-                "SHUTBOX_TEST_NOW": now.isoformat(),
-                # One client address: limited at the production rate it would get 429s.
-                "SHUTBOX_RATE_LIMIT_ADDRESS": UNREACHED_RATE_LIMIT,
-                "SHUTBOX_RATE_LIMIT_TOKEN": UNREACHED_RATE_LIMIT,
-                "SHUTBOX_RATE_LIMIT_ACCOUNTS": UNREACHED_RATE_LIMIT,
-            }
-        )
-        for variable in ("REDIS_URL", "SHUTBOX_LOG_LEVEL", "PROMETHEUS_MULTIPROC_DIR"):
-            env.pop(variable, None)  # defaults, whatever this shell has
+        env = frozen_clock_env(db_url, f"shutbox_scale_{secrets.token_hex(4)}:", now)
         progress(f"database {db_url.rpartition('/')[2]}: migrating")
         shutbox(["migrate"], env, timeout=120)
         sizes = (

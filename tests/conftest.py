@@ -103,19 +103,26 @@ def settings(
     redis_url = {"redis": REDIS_URL, "no-redis": None, "redis-unreachable": UNREACHABLE_REDIS_URL}
     if redis_mode == "redis-cluster":
         redis_url[redis_mode] = request.getfixturevalue("redis_cluster_url")
+    return base_settings(
+        database_url, redis_prefix, redis_url=redis_url[redis_mode], max_body_bytes=16384
+    )
+
+
+def base_settings(database_url: str, redis_prefix: str, **fields: Any) -> Settings:
+    """The service's settings for a test: warnings only, every rate limit off (the
+    rate-limit tests turn them on), and ``fields``."""
     return Settings(
         database_url=database_url,
-        redis_url=redis_url[redis_mode],
         redis_prefix=redis_prefix,
         secret=SECRET,
         log_level="WARNING",
-        max_body_bytes=16384,
-        rate_limit_address="off",  # the rate-limit tests turn them on
+        rate_limit_address="off",
         rate_limit_token="off",
         rate_limit_accounts="off",
         rate_limit_claims="off",
         rate_limit_friends="off",
         solver_rate_limit="off",
+        **fields,
     )
 
 
@@ -279,3 +286,12 @@ def server_environment(database_url: str, redis_url: str = REDIS_URL) -> dict[st
 @pytest.fixture
 def server_env(database_url: str, redis_prefix: str) -> dict[str, str]:
     return {**server_environment(database_url), "SHUTBOX_REDIS_PREFIX": redis_prefix}
+
+
+@pytest.fixture(scope="module")
+def two_workers(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
+    """A real server of two workers on ``server_env``'s environment, one a test module."""
+    env = {**server_environment(database_url), "SHUTBOX_REDIS_PREFIX": redis_prefix}
+    process = ServerProcess(env, workers=2).start()
+    yield process
+    process.stop()

@@ -199,17 +199,8 @@ class BoxResult(msgspec.Struct, frozen=True):
     submitted_at: Annotated[datetime, Meta(description="When the run was stored.")]
 
 
-def parse_code(text: str) -> str:
-    try:
-        return codes.parse(text)
-    except codes.MistypedCode as error:
-        raise problems.MISTYPED_CODE(str(error)) from None
-    except codes.MalformedCode as error:
-        raise problems.INVALID_CODE(str(error)) from None
-
-
 async def find_box(database: Database, text: str) -> Box:
-    code = parse_code(text)
+    code = problems.parsed_code(text)
     found = await boxes.box(database, code)
     if found is None:
         raise problems.UNKNOWN_BOX(_("There is no box {code}.", code=codes.display(code)))

@@ -19,7 +19,7 @@ from service.api.daily import DatePath, check_begun, check_ranking_shown, parse_
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.idempotency import respond_once
 from service.api.problems import created, documented
-from service.api.schemas import NAME, SCORE, SHUT, StreakFigures, streak_out
+from service.api.schemas import NAME, SCORE, SHUT, StreakFigures, streak_figures
 from service.i18n import _, number
 from service.store.db import Connection
 from service.store.players import PlayerRow
@@ -97,15 +97,6 @@ class FriendsBoard(msgspec.Struct, frozen=True):
     ]
 
 
-def parse_friend_code(text: str) -> str:
-    try:
-        return codes.parse(text, codes.LENGTH, codes.FRIEND_CODE)
-    except codes.MistypedCode as error:
-        raise problems.MISTYPED_CODE(str(error)) from None
-    except codes.MalformedCode as error:
-        raise problems.INVALID_CODE(str(error)) from None
-
-
 _encoder = msgspec.json.Encoder()
 
 
@@ -164,7 +155,7 @@ class FriendsController(Controller):
     async def add(
         self, request: AnyRequest, data: JSONBody[Redeem], player: PlayerDep, services: ServicesDep
     ) -> Response[bytes]:
-        code = parse_friend_code(data.code)
+        code = problems.parsed_code(data.code, codes.LENGTH, codes.FRIEND_CODE)
 
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
             database = connection or services.pool
@@ -209,17 +200,12 @@ class FriendsController(Controller):
         self, player: PlayerDep, services: ServicesDep
     ) -> list[FriendWithStreak]:
         now = services.clock.now()
-        shown = []
-        for row in await friends.friends_of(services.pool, player.id):
-            streak = streak_out(row.streak, False, now, row.time_zone)
-            shown.append(
-                FriendWithStreak(
-                    id=row.id,
-                    name=row.name,
-                    streak=StreakFigures(current=streak.current, best=streak.best),
-                )
+        return [
+            FriendWithStreak(
+                id=row.id, name=row.name, streak=streak_figures(row.streak, now, row.time_zone)
             )
-        return shown
+            for row in await friends.friends_of(services.pool, player.id)
+        ]
 
     @delete(
         "/friends/{friend_id:str}",

@@ -12,7 +12,7 @@ import asyncpg
 import msgspec
 from litestar import Controller, Response, get, patch, post
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import JSONBody, QueryParameter
+from litestar.params import JSONBody
 from msgspec import UNSET, Meta, UnsetType
 
 from service import codes, tokens
@@ -20,7 +20,16 @@ from service.api import problems
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.idempotency import answer_once
 from service.api.problems import documented
-from service.api.schemas import NAME, SCORE, SHUT, Streak, streak_out
+from service.api.schemas import (
+    NAME,
+    PAGE_SIZE,
+    SCORE,
+    SHUT,
+    BeforeQuery,
+    LimitQuery,
+    Streak,
+    streak_out,
+)
 from service.caching import cached
 from service.calendar import local_today, open_dates
 from service.i18n import Language, _
@@ -412,12 +421,7 @@ class PlayersController(Controller):
         status_code=200,
     )
     async def claim(self, data: JSONBody[Claim], services: ServicesDep) -> CreatedPlayer:
-        try:
-            code = codes.parse(data.code, codes.TRANSFER_LENGTH, codes.TRANSFER_CODE)
-        except codes.MistypedCode as error:
-            raise problems.MISTYPED_CODE(str(error)) from None
-        except codes.MalformedCode as error:
-            raise problems.INVALID_CODE(str(error)) from None
+        code = problems.parsed_code(data.code, codes.TRANSFER_LENGTH, codes.TRANSFER_CODE)
         token = checked_token(data.token) or players.new_token()
         try:
             row = await players.claim(services.pool, code, token, services.clock.now())
@@ -461,10 +465,8 @@ class PlayersController(Controller):
         self,
         player: PlayerDep,
         services: ServicesDep,
-        before: Annotated[
-            date | None, QueryParameter(description="Only dates before this one (YYYY-MM-DD).")
-        ] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")] = 30,
+        before: BeforeQuery = None,
+        limit: LimitQuery = PAGE_SIZE,
     ) -> list[HistoryEntry]:
         entries = await daily.history(
             services.pool, services.histograms, player.id, before or date.max, limit

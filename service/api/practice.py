@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 
 import msgspec
 from litestar import Controller, Response, get, post
-from litestar.params import JSONBody, QueryParameter
+from litestar.params import JSONBody
 from msgspec import Meta
 
 from service.api import problems
@@ -29,7 +29,16 @@ from service.api.deps import (
 )
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
 from service.api.problems import created, documented
-from service.api.schemas import SCORE, SHUT, RunResult, move_in, run_result
+from service.api.schemas import (
+    PAGE_SIZE,
+    SCORE,
+    SHUT,
+    BeforeQuery,
+    LimitQuery,
+    RunResult,
+    move_in,
+    run_result,
+)
 from service.i18n import _, long_date
 from service.practice import DateNotClosed, Practice, PracticeEntry
 from service.store.db import Connection
@@ -218,10 +227,8 @@ class PracticeController(Controller):
         self,
         player: PlayerDep,
         services: ServicesDep,
-        before: Annotated[
-            date | None, QueryParameter(description="Only dates before this one (YYYY-MM-DD).")
-        ] = None,
-        limit: Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")] = 30,
+        before: BeforeQuery = None,
+        limit: LimitQuery = PAGE_SIZE,
     ) -> list[PracticeListed]:
         entries = await services.practice.kept(player.id, before or date.max, limit)
         return [listed(entry) for entry in entries]

@@ -27,6 +27,7 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import Receive, Scope, Send
 from msgspec import UNSET, Meta, UnsetType
 
+from service import codes
 from service.i18n import LOCALISED, N_, _
 from service.logs import ClientClosedRequest
 from service.rules.dice import InvalidDice
@@ -379,6 +380,17 @@ def from_illegal_run(exc: IllegalRun) -> ProblemDetailsException:
 
 def from_invalid_dice(exc: InvalidDice) -> ProblemDetailsException:
     return INVALID_DICE(_said(exc.template, exc.values))
+
+
+def parsed_code(text: str, length: int = codes.LENGTH, what: str = codes.BOX_CODE) -> str:
+    """The canonical code typed as ``text`` (``codes.parse``), else the problem: 400
+    ``mistyped-code`` (its check symbol fails) or ``invalid-code`` (not a code at all)."""
+    try:
+        return codes.parse(text, length, what)
+    except codes.MistypedCode as error:
+        raise MISTYPED_CODE(str(error)) from None
+    except codes.MalformedCode as error:
+        raise INVALID_CODE(str(error)) from None
 
 
 def from_database_error(exc: Exception) -> ProblemDetailsException:

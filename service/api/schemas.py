@@ -6,6 +6,7 @@ from datetime import date, datetime
 from typing import Annotated, Final, Literal
 
 import msgspec
+from litestar.params import QueryParameter
 from msgspec import Meta
 
 from service.caching import IdentityMemo, cached
@@ -43,6 +44,13 @@ DiceIn = Annotated[
 ]
 OpenIn = Annotated[list[TileIn], Meta(max_length=12, description="The open tiles.")]
 RulesIn = Annotated[Rules, Meta(description="The rules; left out: the standard rules.")]
+
+# A list of dates paged back, newest first (the history, the practice runs).
+BeforeQuery = Annotated[
+    date | None, QueryParameter(description="Only dates before this one (YYYY-MM-DD).")
+]
+LimitQuery = Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")]
+PAGE_SIZE: Final = 30
 
 
 class MoveObject(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -442,6 +450,13 @@ def streak_out(
         last_played=runs.last_played,
         played_today=played_today,
     )
+
+
+def streak_figures(runs: StreakRuns | None, now: datetime, time_zone: str) -> StreakFigures:
+    """A streak's two lengths now, as the streak endpoint shows them (whether today was
+    played changes neither)."""
+    streak = streak_out(runs, False, now, time_zone)
+    return StreakFigures(current=streak.current, best=streak.best)
 
 
 class DailyRunResult(StoredRunResult, frozen=True, kw_only=True):

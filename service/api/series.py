@@ -305,12 +305,8 @@ def parse_round(text: str) -> int:
 
 
 def parse_code(text: str) -> str:
-    try:
-        return codes.parse(text, what=SERIES_CODE)
-    except codes.MistypedCode as error:
-        raise problems.MISTYPED_CODE(str(error)) from None
-    except codes.MalformedCode as error:
-        raise problems.INVALID_CODE(str(error)) from None
+    """The canonical series code a path names, else 400."""
+    return problems.parsed_code(text, what=SERIES_CODE)
 
 
 def series_problem(error: Exception) -> ProblemDetailsException:

@@ -13,7 +13,7 @@ from msgspec import Meta
 from service.api import problems
 from service.api.deps import BEARER, PlayerDep, ServicesDep
 from service.api.problems import documented
-from service.api.schemas import StreakFigures, streak_out
+from service.api.schemas import StreakFigures, streak_figures
 from service.store import daily
 from service.store.daily import PlayerCounters
 
@@ -62,9 +62,7 @@ def _mean(total: int, played: int) -> float | None:
 def stats_out(counters: PlayerCounters | None, now: datetime, time_zone: str) -> PlayerStats:
     """The figures of a player's counters (None: no official run), the streak as the
     streak endpoint shows it now."""
-    # Whether today was played changes neither the current streak nor the best one.
-    streak = streak_out(None if counters is None else counters.streak, False, now, time_zone)
-    figures = StreakFigures(current=streak.current, best=streak.best)
+    figures = streak_figures(None if counters is None else counters.streak, now, time_zone)
     if counters is None:
         return PlayerStats(
             played=0,

@@ -25,7 +25,7 @@ from service.rules.ruleset import Rules
 from service.settings import Settings
 from service.solving import Solver
 from service.store.tables import rules_key, solve_packed
-from tests.conftest import NOW, fetchval, on_redis_cluster_too
+from tests.conftest import NOW, base_settings, fetchval, on_redis_cluster_too
 
 TWELVE = Rules(tiles=12, one_die="high_closed", move_rule="single", scoring="count")
 SMALL = [
@@ -51,15 +51,7 @@ def query(rules: Rules) -> dict[str, Any]:
 
 @pytest.fixture
 def solver_settings(database_url: str, redis_prefix: str) -> Settings:
-    return Settings(
-        database_url=database_url,
-        redis_prefix=f"{redis_prefix}{secrets.token_hex(4)}:",
-        secret="test-secret",
-        log_level="WARNING",
-        rate_limit_address="off",
-        rate_limit_token="off",
-        solver_rate_limit="off",
-    )
+    return base_settings(database_url, f"{redis_prefix}{secrets.token_hex(4)}:")
 
 
 @pytest.fixture

@@ -77,6 +77,24 @@ async function waitOrShow<T extends string>(
   }
 }
 
+/**
+ * A refused move: its index and why, and `more` after them. The members are read as the
+ * problem documents them (always sent), or the call does not compile.
+ */
+function showMoveProblem(error: { move_index: number; reason: string }, ...more: unknown[]): void {
+  show(`move ${error.move_index}: ${error.reason}`, ...more);
+}
+
+/** A page of entries by date, newest first: the next page is of the dates before the last. */
+function showNextPage(entries: readonly { date: string }[]): void {
+  show("next page before", entries.at(-1)?.date);
+}
+
+/** The run of a box or a round that stands: one a player. */
+function showRunStands(error: { official_run_id: string }, of: string): void {
+  show(`your run of this ${of} stands:`, error.official_run_id);
+}
+
 // --- Operations -----------------------------------------------------------------------
 
 const healthz: Step = async (api) => {
@@ -179,8 +197,7 @@ const getMyHistory: Step = async (api) => {
       const position: number = entry.rank.position;
       show(entry.date, entry.score, entry.shut, position, entry.rank.players);
     }
-    const older = data.at(-1)?.date; // the next page: dates before the last one
-    show("next page before", older);
+    showNextPage(data);
   } else {
     await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
@@ -301,10 +318,8 @@ const submitDailyRun: Step = async (api) => {
     }
     case "/problems/playable-roll-skipped":
     case "/problems/run-ends-early": {
-      const index: number = error.move_index;
-      const reason: string = error.reason;
       const possible: number[][] = error.possible;
-      show(`move ${index}: ${reason}`, error.roll, possible.map((set) => set.join("+")));
+      showMoveProblem(error, error.roll, possible.map((set) => set.join("+")));
       break;
     }
     case "/problems/already-played": {
@@ -397,8 +412,7 @@ const practiseDailyDate: Step = async (api) => {
     }
     case "/problems/playable-roll-skipped":
     case "/problems/run-ends-early": {
-      const index: number = error.move_index;
-      show(`move ${index}: ${error.reason}`, error.roll, error.possible);
+      showMoveProblem(error, error.roll, error.possible);
       break;
     }
     default:
@@ -423,8 +437,7 @@ const getMyPractice: Step = async (api) => {
       show(entry.date, entry.score, entry.shut, entry.best_possible, entry.played_at);
       show(`would rank #${position} of ${entry.would_rank.players}`, entry.would_rank.percentile);
     }
-    const older = data.at(-1)?.date; // the next page: dates before the last one
-    show("next page before", older);
+    showNextPage(data);
   } else {
     await waitOrShow(error, response, ["/problems/rate-limited"], {
       "/problems/unauthorized": "sign in again:",
@@ -583,18 +596,14 @@ const submitBoxRun: Step = async (api) => {
     return;
   }
   switch (error.type) {
-    case "/problems/already-played": {
-      const officialRunId: string = error.official_run_id;
-      show("your run of this box stands:", officialRunId);
+    case "/problems/already-played":
+      showRunStands(error, "box");
       break;
-    }
     case "/problems/tile-not-open":
     case "/problems/wrong-total":
-    case "/problems/move-after-end": {
-      const index: number = error.move_index;
-      show(`move ${index}: ${error.reason}`, error.roll);
+    case "/problems/move-after-end":
+      showMoveProblem(error, error.roll);
       break;
-    }
     case "/problems/run-ends-early":
       show(error.move_index, error.possible);
       break;
@@ -696,17 +705,13 @@ const submitSeriesRun: Step = async (api) => {
     return;
   }
   switch (error.type) {
-    case "/problems/already-played": {
-      const officialRunId: string = error.official_run_id;
-      show("your run of this round stands:", officialRunId);
+    case "/problems/already-played":
+      showRunStands(error, "round");
       break;
-    }
     case "/problems/tile-not-open":
-    case "/problems/run-ends-early": {
-      const index: number = error.move_index;
-      show(`move ${index}: ${error.reason}`);
+    case "/problems/run-ends-early":
+      showMoveProblem(error);
       break;
-    }
     default:
       await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
         "/problems/round-not-reached": "play the rounds before it first:",
@@ -737,11 +742,9 @@ const analyzeRun: Step = async (api) => {
     case "/problems/tile-not-open":
     case "/problems/wrong-total":
     case "/problems/playable-roll-skipped":
-    case "/problems/run-ends-early": {
-      const index: number = error.move_index;
-      show(`move ${index}: ${error.reason}`);
+    case "/problems/run-ends-early":
+      showMoveProblem(error);
       break;
-    }
     default:
       await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
         "/problems/dice-in-play": "submit the run first:",

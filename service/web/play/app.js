@@ -138,11 +138,13 @@ window.addEventListener('shutbox:unauthorized', () => {
   banner.hidden = false;
 });
 
-/** @returns {{name: Route, code?: string}} */
+/** @returns {{name: Route, code?: string, series?: string}} */
 function parseHash() {
   const hash = decodeURIComponent(location.hash.replace(/^#/, ''));
   const box = hash.match(/^box=(.+)$/);
   if (box) return { name: 'box', code: box[1] };
+  const series = hash.match(/^series=(.+)$/);
+  if (series) return { name: 'friends', series: series[1] };
   const friend = hash.match(/^friend=(.+)$/);
   if (friend) return { name: 'friends', code: friend[1] };
   return { name: ROUTES.find((name) => name === hash) ?? 'daily' };
@@ -150,7 +152,7 @@ function parseHash() {
 
 /** @param {{focus?: boolean}} [options] focus: the view's heading */
 function route({ focus = false } = {}) {
-  const { name, code } = parseHash();
+  const { name, code, series } = parseHash();
   for (const link of nav.querySelectorAll('a')) {
     if (link.dataset.view === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
@@ -165,7 +167,7 @@ function route({ focus = false } = {}) {
   const title = _(TITLES[name]);
   const app = _('Shut the Box Challenge');
   document.title = `${title} · ${app}`;
-  view.show({ code });
+  view.show({ code, series });
   if (focus) view.el.querySelector('h1')?.focus({ preventScroll: true });
 }
 

@@ -7,6 +7,7 @@ import { api, ApiError, uuid } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
 import { ensurePlayer, loadJSON, refreshPlayer, saveJSON, todayIn } from './player.js';
 import { copyButton } from './result.js';
+import { seriesPanel } from './series.js';
 import { _, formatDate, formatNumber } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
@@ -72,9 +73,12 @@ export function friendsView() {
       h('p', { class: 'field-help', id: `${codeId}-help` }, _('Like 7M3Q-K2ZD2. Case, spaces and dashes don’t matter.'))),
     redeemNote);
 
+  // Series: rounds played together.
+  const series = seriesPanel();
+
   const el = h('section', { class: 'view view-friends' },
     viewHeader(_('Friends'), _('Play the Daily Dice together: share your friend code, follow your friends’ streaks and see how they did today.')),
-    invite, boardPanel, listPanel, codePanel, redeemForm);
+    invite, boardPanel, listPanel, codePanel, redeemForm, series.el);
 
   let shown = 0; // the latest refresh: an older one's answers are not shown over it
 
@@ -294,8 +298,10 @@ export function friendsView() {
     show(params = {}) {
       refresh();
       if (params.code) offer(params.code);
+      series.show(params.series);
     },
     destroy() {
+      series.destroy();
       el.remove();
     },
   };

@@ -3,11 +3,11 @@
 // play is kept (its rules, dice and moves) until it ends or the rules change: the page
 // built again in another language, or reloaded, resumes it. The rules of the last round
 // stay kept for the rules form.
-import { api } from './api.js';
+import { api, uuid } from './api.js';
 import { clear, h } from './dom.js';
 import { Round } from './game.js';
-import { loadJSON, saveJSON } from './player.js';
-import { renderResult } from './result.js';
+import { ensurePlayer, loadJSON, saveJSON } from './player.js';
+import { copyButton, renderResult } from './result.js';
 import { _ } from './strings.js';
 import { errorNote, loading, rollSequence, rulesForm, rulesSummary, viewHeader } from './ui.js';
 
@@ -45,12 +45,51 @@ export function soloView() {
       round?.destroy();
       round = null;
       const view = renderResult(result);
+      const made = h('div', { class: 'created made-box', 'aria-live': 'polite' });
+      const boxButton = h('button', { type: 'button', class: 'secondary' }, _('Make a Friend Box of this round'));
+      boxButton.addEventListener('click', () => makeBox(rules, dice, moves, boxButton, made));
       clear(stage, view, h('div', { class: 'actions' },
         h('button', { type: 'button', class: 'primary', onclick: () => start(rules) }, _('Play again')),
-        h('button', { type: 'button', class: 'secondary', onclick: changeRules }, _('Change rules'))));
+        h('button', { type: 'button', class: 'secondary', onclick: changeRules }, _('Change rules')),
+        boxButton), made);
       view.focusHeading();
     } catch (error) {
       clear(stage, errorNote(error, () => analyse(rules, dice, moves)));
+    }
+  }
+
+  // A Friend Box of the round just played, that run being the owner's: its code to share.
+  /**
+   * @param {Rules} rules
+   * @param {Roll[]} dice
+   * @param {Move[]} moves
+   * @param {HTMLButtonElement} button
+   * @param {HTMLElement} into
+   */
+  async function makeBox(rules, dice, moves, button, into) {
+    button.disabled = true;
+    clear(into, loading());
+    try {
+      await ensurePlayer();
+      /** @type {Schemas['CreatedBox']} */
+      const box = await api('POST', '/v1/boxes', {
+        body: /** @satisfies {Schemas['NewBox']} */ ({ rules, from_run: { dice, moves } }), auth: true, idempotencyKey: uuid(),
+      });
+      const link = `${location.origin}/play#box=${encodeURIComponent(box.display_code)}`;
+      const heading = h('h3', { tabindex: '-1' }, _('Your box is ready'));
+      clear(into,
+        heading,
+        h('p', { class: 'box-code', 'data-code': box.display_code }, box.display_code),
+        h('p', { class: 'muted-text' }, _('Your round is the owner’s run: share this code or link, and your friends play the same dice against it.')),
+        h('p', { class: 'box-link' }, h('a', { href: link }, link)),
+        h('div', { class: 'actions' }, copyButton(() => box.display_code, _('Copy code')), copyButton(() => link, _('Copy link'))));
+      button.hidden = true; // one box a round
+      heading.focus({ preventScroll: true });
+      heading.scrollIntoView({ block: 'nearest' });
+    } catch (error) {
+      clear(into, errorNote(error));
+      button.disabled = false;
+      button.focus();
     }
   }
 

@@ -16,7 +16,7 @@ import { _, language, N_ } from './strings.js';
  * A view of the page (Daily Dice, Friends, Friend Box, Solo, Account): its element, shown
  * with the route's parameters (a box's code, a friend code), destroyed when the page is
  * built again.
- * @typedef {{el: HTMLElement, show: (params?: {code?: string}) => void, destroy: () => void}} View
+ * @typedef {{el: HTMLElement, show: (params?: {code?: string, series?: string}) => void, destroy: () => void}} View
  */
 
 /** @param {string} [text] */

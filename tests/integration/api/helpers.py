@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import uuid
+from datetime import date
 from typing import Any
 
+import asyncpg
 import httpx
 
+from service.codes import new_code
 from service.rules.ruleset import Roll
 from tests.conftest import fetchval
 
@@ -46,3 +50,54 @@ async def daily_dice(client: httpx.AsyncClient, day: str) -> tuple[Roll, ...]:
     response = await client.get(f"/v1/daily/{day}")
     assert response.status_code == 200, response.text
     return tuple((a, b) for a, b in response.json()["dice"])
+
+
+def problem_type(response: httpx.Response, status: int) -> str:
+    """The type of the problem that ``response`` must be, with ``status``."""
+    assert response.status_code == status, response.text
+    problem_type: str = response.json()["type"]
+    return problem_type
+
+
+async def insert_run(connection: asyncpg.Connection, player_id: str, day: str, score: int) -> None:
+    """A daily run of ``day`` written straight to the table, as a submission would have
+    left it (for a date no client can submit to any more, or another process's run)."""
+    await connection.execute(
+        """INSERT INTO daily_runs (id, player_id, day, moves, score, best_possible,
+               rank_better, rank_worse, rank_players, streak_current, streak_best,
+               streak_last_played, played_today, submitted_at)
+           VALUES ($1, $2, $3, '[]', $4, 0, 0, 0, 1, 1, 1, $3, false, now())""",
+        uuid.uuid4(),
+        uuid.UUID(player_id),
+        date.fromisoformat(day),
+        score,
+    )
+
+
+async def insert_box(
+    connection: asyncpg.Connection,
+    owner_id: str,
+    dice: tuple[Roll, ...],
+    algorithm: str,
+    **columns: object,
+) -> str:
+    """The code of a Friend Box of ``dice`` written straight to the tables (its sequence,
+    then the box with ``columns`` besides its own), without a word to the listeners."""
+    code = new_code()
+    await connection.execute(
+        "INSERT INTO sequences (id, rules, dice, algorithm, issued_at) "
+        "VALUES ($1, '{}'::jsonb, $2, $3, now())",
+        f"box/{code}",
+        [d for roll in dice for d in roll],
+        algorithm,
+    )
+    names = ", ".join(["code", "owner_id", "sequence_id", "created_at", *columns])
+    values = ", ".join(["$1", "$2", "$3", "now()", *(f"${4 + i}" for i in range(len(columns)))])
+    await connection.execute(
+        f"INSERT INTO boxes ({names}) VALUES ({values})",
+        code,
+        uuid.UUID(owner_id),
+        f"box/{code}",
+        *columns.values(),
+    )
+    return code

@@ -7,20 +7,25 @@ from __future__ import annotations
 import asyncio
 import secrets
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import asyncpg
 import httpx
 import pytest
 
-from service.codes import new_code
 from service.rules.fairplay import Candidates, Mark, box_keys
 from service.rules.ruleset import Roll, Rules
 from service.settings import Settings
 from service.store.in_play import DiceInPlay
-from tests.conftest import SECRET, ServerProcess, app_with, fetchval, server_environment
-from tests.integration.api.helpers import auth, daily_dice, fresh, new_player, new_player_at
+from tests.conftest import SECRET, ServerProcess, app_with, fetchval
+from tests.integration.api.helpers import (
+    auth,
+    daily_dice,
+    fresh,
+    insert_box,
+    new_player,
+    new_player_at,
+)
 from tests.integration.api.test_fair_play import analyze, disguises
 from tests.runs import legal_run, legal_runs
 
@@ -199,23 +204,18 @@ def in_play_of(client: httpx.AsyncClient) -> DiceInPlay:
 
 async def box_unheard(database_url: str, owner: dict[str, str], dice: tuple[Roll, ...]) -> None:
     """A box of unmarked dice stored without a word to the listeners."""
+    dice_key, dice_short_key = box_keys(dice, Rules())
     connection = await asyncpg.connect(database_url)
     try:
-        code = new_code()
-        await connection.execute(
-            "INSERT INTO sequences (id, rules, dice, algorithm, issued_at) "
-            "VALUES ($1, '{}'::jsonb, $2, 'player-run', now())",
-            f"box/{code}",
-            [d for roll in dice for d in roll],
-        )
-        await connection.execute(
-            "INSERT INTO boxes (code, owner_id, sequence_id, created_at, dice_key, "
-            "dice_key_marked, dice_short_key, from_run) "
-            "VALUES ($1, $2, $3, now(), $4, false, $5, true)",
-            code,
-            uuid.UUID(owner["id"]),
-            f"box/{code}",
-            *box_keys(dice, Rules()),
+        await insert_box(
+            connection,
+            owner["id"],
+            dice,
+            "player-run",
+            dice_key=dice_key,
+            dice_key_marked=False,
+            dice_short_key=dice_short_key,
+            from_run=True,
         )
     finally:
         await connection.close()
@@ -258,22 +258,14 @@ async def test_a_listener_reconnected_reloads_and_one_down_asks_the_index(
 # Every worker of a real server, right after the box is made on one of them.
 
 
-@pytest.fixture(scope="module")
-def server(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
-    env = {**server_environment(database_url), "SHUTBOX_REDIS_PREFIX": redis_prefix}
-    process = ServerProcess(env, workers=2).start()
-    yield process
-    process.stop()
-
-
-def test_every_worker_refuses_them_at_once(server: ServerProcess) -> None:
+def test_every_worker_refuses_them_at_once(two_workers: ServerProcess) -> None:
     async def scenario() -> list[int]:
-        owner = await new_player_at(server.url)
+        owner = await new_player_at(two_workers.url)
         statuses = []
         for _ in range(10):
             dice = solo_dice()
             created = await fresh(
-                server.url,
+                two_workers.url,
                 "POST",
                 "/v1/boxes",
                 json=from_run(dice, legal_run(dice)),
@@ -283,7 +275,7 @@ def test_every_worker_refuses_them_at_once(server: ServerProcess) -> None:
             answers = await asyncio.gather(
                 *(
                     fresh(
-                        server.url,
+                        two_workers.url,
                         "POST",
                         "/v1/analyze",
                         json={"dice": [list(r) for r in disguised], "moves": legal_run(disguised)},

@@ -13,7 +13,6 @@ import httpx
 import pytest
 
 from service.clock import FixedClock
-from service.codes import new_code
 from service.rules.fairplay import deciding_key, only_sums_matter
 from service.rules.ruleset import Roll, Rules
 from service.settings import Settings
@@ -22,7 +21,7 @@ from service.store.cache import Cache
 from service.store.db import create_pool
 from service.store.in_play import live_dates
 from tests.conftest import NOW, SECRET, app_with
-from tests.integration.api.helpers import auth, daily_dice, new_player
+from tests.integration.api.helpers import auth, daily_dice, insert_box, new_player
 from tests.runs import legal_run, legal_runs
 
 
@@ -142,20 +141,7 @@ async def test_boxes_made_before_the_mark_are_refused(
         owner = (await new_player(client))["id"]
     connection = await asyncpg.connect(database_url)
     try:
-        code = new_code()
-        await connection.execute(
-            "INSERT INTO sequences (id, rules, dice, algorithm, issued_at) "
-            "VALUES ($1, '{}'::jsonb, $2, 'hmac-sha256-v1', now())",
-            f"box/{code}",
-            [d for roll in dice for d in roll],
-        )
-        await connection.execute(
-            "INSERT INTO boxes (code, owner_id, sequence_id, created_at) "
-            "VALUES ($1, $2, $3, now())",
-            code,
-            uuid.UUID(owner),
-            f"box/{code}",
-        )
+        code = await insert_box(connection, owner, dice, "hmac-sha256-v1")
         async with app_with(settings) as client:
             for disguised in (dice, *disguises(dice)):
                 refused = await analyze(client, disguised)

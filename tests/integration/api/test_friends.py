@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import Counter
-from datetime import date
 from typing import Any
 
 import asyncpg
@@ -16,7 +15,7 @@ import pytest
 from service.codes import ALPHABET, display, is_valid, with_check
 from service.settings import Settings
 from tests.conftest import ServerProcess, app_with, fetchval
-from tests.integration.api.helpers import auth, daily_dice, new_player
+from tests.integration.api.helpers import auth, daily_dice, insert_run, new_player
 from tests.runs import legal_runs, score_of
 
 TODAY = "2026-11-29"  # the test clock's date (12:00 UTC): open to players in UTC
@@ -204,9 +203,7 @@ async def test_two_hundred_friends_at_most_on_either_side(client: httpx.AsyncCli
 
 @without_redis
 async def test_removing_a_friend_removes_both_ways(client: httpx.AsyncClient) -> None:
-    one = await new_player(client, name="One")
-    other = await new_player(client, name="Other")
-    third = await new_player(client, name="Third")
+    one, other, third = [await new_player(client, name=n) for n in ("One", "Other", "Third")]
     await befriend(client, one, other)
     await befriend(client, one, third)
     removed = await client.delete(f"/v1/friends/{other['id']}", headers=auth(one))
@@ -238,9 +235,7 @@ async def test_removing_a_friend_removes_both_ways(client: httpx.AsyncClient) ->
 
 @without_redis
 async def test_friends_are_listed_with_their_own_streaks(client: httpx.AsyncClient) -> None:
-    player = await new_player(client, name="Me")
-    played = await new_player(client, name="Played")
-    never = await new_player(client, name="Never")
+    player, played, never = [await new_player(client, name=n) for n in ("Me", "Played", "Never")]
     await befriend(client, played, player)
     await befriend(client, player, never)
     moves = legal_runs(await daily_dice(client, TODAY), 1)[0]
@@ -324,21 +319,12 @@ async def test_the_board_shows_the_player_and_friends_only_once_played(
     assert (await board(client, idle, TODAY)).status_code == 403
 
 
-async def insert_run(database_url: str, player_id: str, day: str, score: int) -> None:
+async def insert_closed_run(database_url: str, player_id: str, day: str, score: int) -> None:
     """A run of a date closed everywhere (no client can submit one any more), as a
     submission would have left it."""
     connection = await asyncpg.connect(database_url)
     try:
-        await connection.execute(
-            """INSERT INTO daily_runs (id, player_id, day, moves, score, best_possible,
-                   rank_better, rank_worse, rank_players, streak_current, streak_best,
-                   streak_last_played, played_today, submitted_at)
-               VALUES ($1, $2, $3, '[]', $4, 0, 0, 0, 1, 1, 1, $3, false, now())""",
-            uuid.uuid4(),
-            uuid.UUID(player_id),
-            date.fromisoformat(day),
-            score,
-        )
+        await insert_run(connection, player_id, day, score)
     finally:
         await connection.close()
 
@@ -353,7 +339,7 @@ async def test_a_closed_date_shows_its_board_to_anyone(
         await befriend(client, friend, me)
     stranger = await new_player(client, name="Stranger")
     for player, score in ((friends[0], 0), (friends[1], 9), (friends[2], 0), (stranger, 0)):
-        await insert_run(database_url, player["id"], CLOSED, score)
+        await insert_closed_run(database_url, player["id"], CLOSED, score)
 
     shown = await board(client, me, CLOSED)  # me never played it: it has closed
     assert shown.status_code == 200, shown.text

@@ -3,7 +3,6 @@ in all of it or in none of it."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
@@ -12,27 +11,18 @@ import asyncpg
 import httpx
 import pytest
 
-from tests.integration.api.helpers import new_player
+from tests.integration.api.helpers import insert_run, new_player
 
 DAY = "2026-11-20"  # closed everywhere at the clock's now: the leaderboard is public
 
 
-async def insert_run(database_url: str, player_id: str, score: int) -> None:
+async def insert_counted_run(database_url: str, player_id: str, score: int) -> None:
     """A run of DAY committed with its date's counter on a connection of its own (what
     another process does)."""
     connection = await asyncpg.connect(database_url)
     try:
         async with connection.transaction():
-            await connection.execute(
-                """INSERT INTO daily_runs (id, player_id, day, moves, score, best_possible,
-                       rank_better, rank_worse, rank_players, streak_current, streak_best,
-                       streak_last_played, played_today, submitted_at)
-                   VALUES ($1, $2, $3, '[]', $4, 0, 0, 0, 1, 1, 1, $3, false, now())""",
-                uuid.uuid4(),
-                uuid.UUID(player_id),
-                date.fromisoformat(DAY),
-                score,
-            )
+            await insert_run(connection, player_id, DAY, score)
             await connection.execute(
                 """INSERT INTO day_scores AS s (day, score, shard, players) VALUES ($1, $2, 0, 1)
                    ON CONFLICT (day, score, shard) DO UPDATE SET players = s.players + 1""",
@@ -52,7 +42,7 @@ async def test_a_run_committed_mid_read_never_breaks_the_leaderboard(
     assert (await client.get(f"/v1/daily/{DAY}")).status_code == 200  # the dice are issued
     players = [await new_player(client, name=f"L{i}") for i in range(4)]
     for player, score in zip(players[:3], (12, 20, 20), strict=True):
-        await insert_run(database_url, player["id"], score)
+        await insert_counted_run(database_url, player["id"], score)
     late = players[3]
 
     # Right after the first read of the date's runs, a better run is committed.
@@ -63,7 +53,7 @@ async def test_a_run_committed_mid_read_never_breaks_the_leaderboard(
             result = await method(self, query, *args, **kwargs)
             reads_runs = any(name in query for name in ("daily_runs", "day_scores", "leaderboard"))
             if reads_runs and not committed:
-                await insert_run(database_url, late["id"], 3)
+                await insert_counted_run(database_url, late["id"], 3)
                 committed.append(3)
             return result
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -13,8 +13,8 @@ import pytest
 
 from service.codes import display, with_check
 from service.rules.ruleset import Roll, Rules
-from tests.conftest import ServerProcess, fetchval, server_environment
-from tests.integration.api.helpers import auth, fresh, new_player, new_player_at
+from tests.conftest import ServerProcess, fetchval
+from tests.integration.api.helpers import auth, fresh, new_player, new_player_at, problem_type
 from tests.runs import STANDARD, legal_run, legal_runs, run_with_score
 
 ONE_REDIS_MODE = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
@@ -33,16 +33,24 @@ async def new_series(
 
 async def series_where(
     client: httpx.AsyncClient,
-    creator: dict[str, str],
+    players: list[dict[str, str]],
     suits: Callable[[Dice], bool],
     **body: Any,
 ) -> dict[str, Any]:
-    """A new series whose first round's dice suit the test."""
+    """A new series of the first of ``players`` whose first round's dice suit the test,
+    the others joined."""
     for _ in range(300):
-        series = await new_series(client, creator, **body)
+        series = await new_series(client, players[0], **body)
         if suits(series["next"]["dice"]):
+            for player in players[1:]:
+                await joined(client, player, series["code"])
             return series
     raise AssertionError("no series with dice that suit the test")
+
+
+def straddle(limit: int) -> Callable[[Dice], bool]:
+    """Dice with a run that scores ``limit`` or more and one that scores less."""
+    return lambda dice: max(scored(dice)) >= limit and min(scored(dice)) < limit
 
 
 async def join(client: httpx.AsyncClient, player: dict[str, str], code: str) -> httpx.Response:
@@ -123,16 +131,16 @@ async def test_create_and_join_by_code_within_the_seats(
     assert (await seen(client, ann, typed))["code"] == code
     mistyped = code[:-1] + ("0" if code[-1] != "0" else "1")
     response = await client.get(f"/v1/series/{mistyped}", headers=auth(ann))
-    assert response.status_code == 400 and response.json()["type"] == "/problems/mistyped-code"
+    assert problem_type(response, 400) == "/problems/mistyped-code"
     unknown = with_check("00000000" if code[:8] != "00000000" else "11111111")
     response = await client.get(f"/v1/series/{unknown}", headers=auth(ann))
-    assert response.status_code == 404 and response.json()["type"] == "/problems/unknown-series"
+    assert problem_type(response, 404) == "/problems/unknown-series"
     assert (await join(client, bob, unknown)).status_code == 404
     assert (await client.get(f"/v1/series/{code}")).status_code == 401
 
     # Nothing is shown to a player who is not in it: no dice, no names.
     outside = await client.get(f"/v1/series/{code}", headers=auth(bob))
-    assert outside.status_code == 403 and outside.json()["type"] == "/problems/series-hidden"
+    assert problem_type(outside, 403) == "/problems/series-hidden"
     assert "dice" not in outside.text and "Ann" not in outside.text
 
     first = await join(client, bob, code)
@@ -154,7 +162,7 @@ async def test_create_and_join_by_code_within_the_seats(
     after = await played(client, bob, code, 1, legal_run(dice))
     assert after["status"] == "playing" and after["rounds_complete"] == 1
     late = await join(client, cy, code)
-    assert late.status_code == 409 and late.json()["type"] == "/problems/series-started"
+    assert problem_type(late, 409) == "/problems/series-started"
     assert (await join(client, bob, code)).status_code == 200
 
 
@@ -164,7 +172,7 @@ async def test_sixteen_seats_at_most_computers_counted(client: httpx.AsyncClient
     full = await new_series(client, ann, computers=["medium"] * 15)
     assert len(full["players"]) == 16
     response = await join(client, bob, full["code"])
-    assert response.status_code == 409 and response.json()["type"] == "/problems/series-full"
+    assert problem_type(response, 409) == "/problems/series-full"
     response = await client.post(
         "/v1/series",
         json={"format": {"kind": "rounds", "rounds": 1}, "computers": ["medium"] * 16},
@@ -199,8 +207,7 @@ async def test_a_bad_series_is_400_and_stores_nothing(
 ) -> None:
     ann = await new_player(client)
     response = await client.post("/v1/series", json=body, headers=auth(ann))
-    assert response.status_code == 400, response.text
-    assert response.json()["type"] == "/problems/invalid-request"
+    assert problem_type(response, 400) == "/problems/invalid-request"
     assert await fetchval(
         database_url, "SELECT count(*) FROM series WHERE creator_id = $1", ann["id"]
     ) == 0  # fmt: skip
@@ -242,12 +249,10 @@ async def test_a_later_round_s_dice_are_never_shown_early(client: httpx.AsyncCli
     # its dice: even an illegal one names no roll of them.
     for moves in (legal_run(second), [[9]], [[1, 2, 3, 4, 5, 6, 7, 8, 9]]):
         response = await play(client, bob, code, 2, moves)
-        assert response.status_code == 422, response.text
-        assert response.json()["type"] == "/problems/round-not-reached"
+        assert problem_type(response, 422) == "/problems/round-not-reached"
         assert "roll" not in response.json()
     response = await play(client, bob, code, 3, legal_run(second))
-    assert response.status_code == 422
-    assert response.json()["type"] == "/problems/round-not-reached"
+    assert problem_type(response, 422) == "/problems/round-not-reached"
     for bad in ("0", "201", "x", "1.0", "-1", "\u0661"):
         response = await play(client, bob, code, bad, legal_run(first))  # type: ignore[arg-type]
         assert response.status_code == 400, (bad, response.text)
@@ -359,8 +364,7 @@ async def test_one_run_per_player_per_round(client: httpx.AsyncClient, database_
     assert (await play(client, ann, code, 1, runs[0])).content == first.content
     if len(runs) == 2:
         other = await play(client, ann, code, 1, runs[1])
-        assert other.status_code == 409
-        assert other.json()["type"] == "/problems/already-played"
+        assert problem_type(other, 409) == "/problems/already-played"
         assert other.json()["official_run_id"] == body["run_id"]
     assert await fetchval(
         database_url, "SELECT count(*) FROM series_runs WHERE series_code = $1", code
@@ -395,8 +399,7 @@ async def test_rounds_the_lowest_total_wins_after_the_last_round(
     ]
     # No third round: the series is over.
     response = await play(client, ann, code, 3, legal_run(next_dice(one)))
-    assert response.status_code == 422
-    assert response.json()["type"] == "/problems/series-finished"
+    assert problem_type(response, 422) == "/problems/series-finished"
 
 
 @ONE_REDIS_MODE
@@ -405,15 +408,10 @@ async def test_to_score_ends_at_the_complete_round_where_a_total_reaches_the_tar
 ) -> None:
     ann, bob = await new_player(client), await new_player(client)
     series = await series_where(
-        client,
-        ann,
-        lambda dice: max(scored(dice)) >= 10 and min(scored(dice)) < 10,
-        format={"kind": "to_score", "target": 10},
+        client, [ann, bob], straddle(10), format={"kind": "to_score", "target": 10}
     )
     code = series["code"]
-    await joined(client, bob, code)
-    dice = next_dice(series)
-    by_score = scored(dice)
+    by_score = scored(next_dice(series))
     high, low = max(by_score), min(by_score)
     after_ann = await played(client, ann, code, 1, by_score[high])
     # Ann's total reached the target, but round 1 is not complete until Bob plays it.
@@ -425,24 +423,17 @@ async def test_to_score_ends_at_the_complete_round_where_a_total_reaches_the_tar
     # Ann's round 2 (she reached it) no longer counts, and can't be played.
     assert all(len(p["rounds"]) == 1 for p in after_bob["players"])
     response = await play(client, ann, code, 2, legal_run(next_dice(after_ann)))
-    assert response.status_code == 422
-    assert response.json()["type"] == "/problems/series-finished"
+    assert problem_type(response, 422) == "/problems/series-finished"
 
 
 @ONE_REDIS_MODE
 async def test_elimination_the_last_player_left_wins(client: httpx.AsyncClient) -> None:
     ann, bob, cy = [await new_player(client) for _ in range(3)]
     series = await series_where(
-        client,
-        ann,
-        lambda dice: max(scored(dice)) >= 5 and min(scored(dice)) < 5,
-        format={"kind": "elimination", "limit": 5},
+        client, [ann, bob, cy], straddle(5), format={"kind": "elimination", "limit": 5}
     )
     code = series["code"]
-    await joined(client, bob, code)
-    await joined(client, cy, code)
-    dice = next_dice(series)
-    by_score = scored(dice)
+    by_score = scored(next_dice(series))
     high, low = max(by_score), min(by_score)
     await played(client, ann, code, 1, by_score[high])
     await played(client, bob, code, 1, by_score[high])
@@ -457,14 +448,9 @@ async def test_elimination_the_last_player_left_wins(client: httpx.AsyncClient) 
 async def test_elimination_a_player_out_plays_no_more(client: httpx.AsyncClient) -> None:
     ann, bob, cy = [await new_player(client) for _ in range(3)]
     series = await series_where(
-        client,
-        ann,
-        lambda dice: max(scored(dice)) >= 5 and min(scored(dice)) < 5,
-        format={"kind": "elimination", "limit": 5},
+        client, [ann, bob, cy], straddle(5), format={"kind": "elimination", "limit": 5}
     )
     code = series["code"]
-    await joined(client, bob, code)
-    await joined(client, cy, code)
     by_score = scored(next_dice(series))
     high, low = max(by_score), min(by_score)
     anns = await played(client, ann, code, 1, by_score[high])
@@ -476,8 +462,7 @@ async def test_elimination_a_player_out_plays_no_more(client: httpx.AsyncClient)
     assert "next" not in await seen(client, ann, code)
     # Ann reached round 2 before she was out, but she plays it no more.
     response = await play(client, ann, code, 2, legal_run(next_dice(anns)))
-    assert response.status_code == 422, response.text
-    assert response.json()["type"] == "/problems/out-of-series"
+    assert problem_type(response, 422) == "/problems/out-of-series"
 
 
 @ONE_REDIS_MODE
@@ -487,12 +472,11 @@ async def test_elimination_players_out_in_the_same_last_round_are_ranked_by_tota
     ann, bob = await new_player(client), await new_player(client)
     series = await series_where(
         client,
-        ann,
+        [ann, bob],
         lambda dice: len([s for s in scored(dice) if s >= 5]) >= 2,
         format={"kind": "elimination", "limit": 5},
     )
     code = series["code"]
-    await joined(client, bob, code)
     by_score = scored(next_dice(series))
     higher, lower = sorted(s for s in by_score if s >= 5)[-1:-3:-1]
     await played(client, ann, code, 1, by_score[higher])
@@ -509,16 +493,18 @@ async def test_a_shut_box_wins_the_series_when_its_round_is_complete(
 ) -> None:
     ann, bob = await new_player(client), await new_player(client)
     rules = Rules(tiles=7)
+    body: dict[str, Any] = {
+        "format": {"kind": "rounds", "rounds": 5},
+        "shut_wins": True,
+        "rules": {"tiles": 7},
+    }
     series = await series_where(
         client,
-        ann,
+        [ann, bob],
         lambda dice: 0 in scored(dice, rules) and max(scored(dice, rules)) > 0,
-        format={"kind": "rounds", "rounds": 5},
-        shut_wins=True,
-        rules={"tiles": 7},
+        **body,
     )
     code = series["code"]
-    await joined(client, bob, code)
     by_score = scored(next_dice(series), rules)
     shut = await play(client, ann, code, 1, by_score[0])
     assert shut.json()["shut"] is True
@@ -530,16 +516,9 @@ async def test_a_shut_box_wins_the_series_when_its_round_is_complete(
 
     # Several who shut in the round share the win.
     series = await series_where(
-        client,
-        ann,
-        lambda dice: 0 in scored(dice, rules),
-        format={"kind": "rounds", "rounds": 5},
-        shut_wins=True,
-        rules={"tiles": 7},
-        computers=["medium"],
+        client, [ann, bob], lambda dice: 0 in scored(dice, rules), **body, computers=["medium"]
     )
     code = series["code"]
-    await joined(client, bob, code)
     by_score = scored(next_dice(series), rules)
     await played(client, ann, code, 1, by_score[0])
     final = await played(client, bob, code, 1, by_score[0])
@@ -555,8 +534,7 @@ async def test_analysis_refuses_a_live_round_s_dice(client: httpx.AsyncClient) -
     moves = legal_run(dice)
     analyse = {"dice": dice, "moves": moves}
     refused = await client.post("/v1/analyze", json=analyse)
-    assert refused.status_code == 403, refused.text
-    assert refused.json()["type"] == "/problems/dice-in-play"
+    assert problem_type(refused, 403) == "/problems/dice-in-play"
     assert "best_line" not in refused.text
     # In disguise too: each roll the other way round, under other rules.
     swapped = [[b, a] for a, b in dice]
@@ -574,14 +552,6 @@ async def test_analysis_refuses_a_live_round_s_dice(client: httpx.AsyncClient) -
 
 
 # One run per player per round, across the workers of a real server.
-
-
-@pytest.fixture(scope="module")
-def server(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
-    env = {**server_environment(database_url), "SHUTBOX_REDIS_PREFIX": redis_prefix}
-    process = ServerProcess(env, workers=2).start()
-    yield process
-    process.stop()
 
 
 async def series_with_runs(url: str, count: int) -> tuple[dict[str, str], str, list[Any]]:
@@ -612,14 +582,17 @@ async def count_series_runs(database_url: str, code: str) -> int:
 
 
 def test_twenty_identical_runs_at_once_make_one_run(
-    server: ServerProcess, database_url: str
+    two_workers: ServerProcess, database_url: str
 ) -> None:
     async def scenario() -> tuple[str, list[httpx.Response]]:
-        player, code, runs = await series_with_runs(server.url, 1)
+        player, code, runs = await series_with_runs(two_workers.url, 1)
         path = f"/v1/series/{code}/rounds/1/runs"
         body = {"moves": runs[0]}
         responses = await asyncio.gather(
-            *(fresh(server.url, "POST", path, json=body, headers=auth(player)) for _ in range(20))
+            *(
+                fresh(two_workers.url, "POST", path, json=body, headers=auth(player))
+                for _ in range(20)
+            )
         )
         return code, list(responses)
 
@@ -630,14 +603,14 @@ def test_twenty_identical_runs_at_once_make_one_run(
 
 
 def test_twenty_different_runs_at_once_make_one_run(
-    server: ServerProcess, database_url: str
+    two_workers: ServerProcess, database_url: str
 ) -> None:
     async def scenario() -> tuple[str, list[httpx.Response]]:
-        player, code, runs = await series_with_runs(server.url, 20)
+        player, code, runs = await series_with_runs(two_workers.url, 20)
         path = f"/v1/series/{code}/rounds/1/runs"
         responses = await asyncio.gather(
             *(
-                fresh(server.url, "POST", path, json={"moves": moves}, headers=auth(player))
+                fresh(two_workers.url, "POST", path, json={"moves": moves}, headers=auth(player))
                 for moves in runs
             )
         )

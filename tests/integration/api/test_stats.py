@@ -18,6 +18,7 @@ import pytest
 
 from service.clock import FixedClock
 from service.rules.dice import daily_sequence_id, derive_dice
+from service.store import daily
 from tests.conftest import SECRET, ServerProcess
 from tests.integration.api.helpers import auth, daily_dice, fresh, new_player, new_player_at
 from tests.recount import recount
@@ -88,7 +89,7 @@ def expected(answers: list[dict[str, Any]]) -> dict[str, Any]:
 @pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 @pytest.mark.parametrize("keyed", [False, True], ids=["by-token", "by-player"])
 async def test_the_figures_after_runs_on_a_few_dates(
-    client: httpx.AsyncClient, clock: FixedClock, keyed: bool
+    client: httpx.AsyncClient, clock: FixedClock, keyed: bool, database_url: str
 ) -> None:
     """Three dates in a row and one after a missed date, a shut box among them: without an
     Idempotency-Key a run's player is looked up with the batch that stores it (by token),
@@ -96,6 +97,12 @@ async def test_the_figures_after_runs_on_a_few_dates(
     date (409) and an illegal run (422) count nothing."""
     first = shut_day()
     days = [first, first + timedelta(1), first + timedelta(2), first + timedelta(4)]
+    # The app made its partitions at start-up, for the months around the clock's now then.
+    connection = await asyncpg.connect(database_url)
+    try:
+        await daily.make_partitions(connection, days[0], days[-1])
+    finally:
+        await connection.close()
     clock.set(datetime.combine(first, time(12), tzinfo=UTC))
     player = await new_player(client)
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from service.clock import FixedClock
-from service.settings import Settings
+from tests.conftest import base_settings
 
 
 @pytest.fixture
@@ -19,14 +19,6 @@ async def page_client(
 
     from service.app import create_app
 
-    settings = Settings(
-        database_url=database_url,
-        redis_url=None,
-        redis_prefix=redis_prefix,
-        secret="test-secret",
-        log_level="WARNING",
-        rate_limit_address="off",
-        rate_limit_token="off",
-    )
+    settings = base_settings(database_url, redis_prefix)
     async with AsyncTestClient(create_app(settings, clock)) as client:
         yield client

@@ -2,18 +2,7 @@
 // makes a box, plays it. B, on a phone, types the code with a typo and is told it was
 // mistyped, then types it right, plays blind, and sees the result versus A and the
 // box's results. C opens the box with the target and is shown A's final position.
-import { check, newPage, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
-
-const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-async function setName(page, name) {
-  await page.goto('/play#account');
-  const input = page.getByLabel('Name', { exact: true });
-  await input.waitFor();
-  await input.fill(name);
-  await page.getByRole('button', { name: 'Save name' }).click();
-  await view(page).getByText('Saved.').waitFor();
-}
+import { check, mistyped, newPage, PHONE, playRound, run, screenshot, setName, text, view } from './lib.mjs';
 
 await run(async (browser) => {
   // Player A makes a box and plays it (mouse clicks).
@@ -41,8 +30,7 @@ await run(async (browser) => {
   await setName(bob, 'Bob');
   await bob.getByRole('link', { name: 'Friend Box' }).click();
   const input = bob.getByLabel('Box code');
-  const first = code[0];
-  const typo = ALPHABET[(ALPHABET.indexOf(first) + 7) % ALPHABET.length] + code.slice(1);
+  const typo = mistyped(code, 7);
   await input.fill(typo.toLowerCase());
   await input.press('Enter');
   const error = view(bob).locator('.form-error .error');

@@ -6,18 +6,7 @@
 // first, with places as the API gives them and "you" on their own row. B removes A, with
 // the keyboard and a confirmation: gone on both sides. A's new code replaces the old one,
 // which is then unknown.
-import { check, newPage, PHONE, playRound, run, screenshot, view } from './lib.mjs';
-
-const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-async function setName(page, name) {
-  await page.goto('/play#account');
-  const input = page.getByLabel('Name', { exact: true });
-  await input.waitFor();
-  await input.fill(name);
-  await page.getByRole('button', { name: 'Save name' }).click();
-  await view(page).getByText('Saved.').waitFor();
-}
+import { check, mistyped, newPage, PHONE, playRound, run, screenshot, setName, view } from './lib.mjs';
 
 async function token(page) {
   return (await page.evaluate(() => JSON.parse(localStorage.getItem('shutbox.player')))).token;
@@ -89,7 +78,7 @@ await run(async (browser) => {
   await setName(bob, 'Bob');
   await bob.getByRole('link', { name: 'Friends', exact: true }).click();
   const input = bob.getByLabel('Friend’s code');
-  const typo = ALPHABET[(ALPHABET.indexOf(code[0]) + 5) % ALPHABET.length] + code.slice(1);
+  const typo = mistyped(code, 5);
   await input.fill(typo.toLowerCase());
   await input.press('Enter');
   const error = view(bob).locator('.redeem .form-error .error');

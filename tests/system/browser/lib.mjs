@@ -76,6 +76,24 @@ export function view(page) {
   return page.locator('main > section.view:not([hidden])');
 }
 
+// Names the player on the account tab, and waits until the page says it is saved.
+export async function setName(page, name) {
+  await page.goto('/play#account');
+  const input = page.getByLabel('Name', { exact: true });
+  await input.waitFor();
+  await input.fill(name);
+  await page.getByRole('button', { name: 'Save name' }).click();
+  await view(page).getByText('Saved.').waitFor();
+}
+
+const CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+// A code mistyped: its first character the one `by` places on in the codes' alphabet (so
+// that its check character no longer matches).
+export function mistyped(code, by) {
+  return CODE_ALPHABET[(CODE_ALPHABET.indexOf(code[0]) + by) % CODE_ALPHABET.length] + code.slice(1);
+}
+
 async function tileNumbers(locator) {
   return locator.evaluateAll((buttons) => buttons.map((b) => Number(b.dataset.tile)));
 }

@@ -119,6 +119,11 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
         pytest.param(
             "archive.mjs", "archive-3-practice-list.png", id="an_earlier_date_as_practice_and_stats"
         ),
+        pytest.param(
+            "series.mjs",
+            "series-6-box-result-phone.png",
+            id="a_series_of_three_rounds_and_a_solo_box",
+        ),
     ],
 )
 def test_a_scenario_plays_through(

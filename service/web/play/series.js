@@ -1,0 +1,417 @@
+// @ts-check
+// Series, in the Friends view: a game night over several rounds behind a code. Make one
+// (its format, whether shutting the box wins at once, computer seats, its rules), share
+// its code or link (#series=CODE, which offers to join), or join by typing a code; then
+// the standings (a round's scores shown once the player has played it, "—" until then)
+// and the player's next round, played on the Daily Dice's game screen, its result and the
+// standings again. The series last opened on this browser is opened again.
+import { api, ApiError, uuid } from './api.js';
+import { clear, h, uniqueId } from './dom.js';
+import { keptRound } from './game.js';
+import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
+import { copyButton, renderResult } from './result.js';
+import { _, formatNumber, N_, ngettext } from './strings.js';
+import { errorNote, loading, rulesForm, rulesSummary } from './ui.js';
+
+/** @typedef {import('./api.js').Schemas} Schemas */
+/** @typedef {import('./rules.js').Move} Move */
+/** @typedef {Schemas['SeriesOut']} Series */
+/** @typedef {'rounds' | 'to_score' | 'elimination'} Kind */
+/** @typedef {'easy' | 'medium' | 'hard'} Level */
+
+/** @param {string} code */
+export function seriesLink(code) {
+  return `${location.origin}/play#series=${encodeURIComponent(code)}`;
+}
+
+// The formats: each kind's number, its bounds (the API's) and a line about it.
+/** @type {Record<Kind, {label: string, field: string, help: string, min: number, max: number, value: number}>} */
+const KINDS = {
+  rounds: { label: N_('A number of rounds'), field: N_('Rounds'), help: N_('Everyone plays this many rounds; the lowest total wins.'), min: 1, max: 20, value: 3 },
+  to_score: { label: N_('Up to a score'), field: N_('Target'), help: N_('The series ends once a total reaches the target; the lowest total wins.'), min: 10, max: 1000, value: 100 },
+  elimination: { label: N_('Elimination'), field: N_('Limit'), help: N_('A player whose total reaches the limit is out; the last one left wins.'), min: 5, max: 1000, value: 50 },
+};
+/** @type {Record<Level, string>} */
+const LEVELS = { easy: N_('Easy'), medium: N_('Medium'), hard: N_('Hard') };
+const MAX_COMPUTERS = 15; // 16 seats, one of them the creator's
+
+/** @param {string} playerId */
+function lastKey(playerId) {
+  return `series.${playerId}`;
+}
+
+/** @param {Series} series */
+function formatLine(series) {
+  const format = series.format;
+  const line = format.kind === 'rounds'
+    ? ngettext('{count} round', '{count} rounds', format.rounds)
+    : format.kind === 'to_score'
+      ? _('Until a total reaches {target}', { target: formatNumber(format.target) })
+      : format.out_when === 'exceeded'
+        ? _('Elimination: out above a total of {limit}', { limit: formatNumber(format.limit) })
+        : _('Elimination: out at a total of {limit}', { limit: formatNumber(format.limit) });
+  return series.shut_wins ? [line, _('shutting the box wins')].join(' · ') : line;
+}
+
+/**
+ * The series part of the Friends view.
+ * @returns {{el: HTMLElement, show: (code?: string) => void, destroy: () => void}}
+ */
+export function seriesPanel() {
+  const titleId = uniqueId('series');
+  const current = h('div', { class: 'series-current' });
+
+  // Make a series.
+  const kindName = uniqueId('series-kind');
+  const numberId = uniqueId('series-number');
+  const numberLabel = h('label', { for: numberId });
+  const numberInput = h('input', { id: numberId, name: 'number', type: 'number', inputmode: 'numeric', required: true, 'aria-describedby': `${numberId}-help`, class: 'number-input' });
+  const numberHelp = h('p', { class: 'field-help', id: `${numberId}-help` });
+  const shutWins = h('input', { type: 'checkbox', name: 'shut_wins' });
+  /** @type {Record<Level, HTMLInputElement>} */
+  const seats = /** @type {Record<Level, HTMLInputElement>} */ ({});
+  const seatFields = /** @type {Level[]} */ (['easy', 'medium', 'hard']).map((level) => {
+    const id = uniqueId(`series-${level}`);
+    seats[level] = h('input', { id, name: level, type: 'number', inputmode: 'numeric', min: 0, max: MAX_COMPUTERS, value: 0, class: 'number-input' });
+    return h('div', { class: 'field seat-field' }, h('label', { for: id }, _(LEVELS[level])), seats[level]);
+  });
+  const rules = rulesForm();
+  const createError = h('div', { class: 'form-error', 'aria-live': 'polite' });
+  const createButton = h('button', { type: 'submit', class: 'primary' }, _('Make a series'));
+  const createForm = h('form', { class: 'series-create', novalidate: true },
+    h('h3', {}, _('Make a series')),
+    h('fieldset', { class: 'modes' },
+      h('legend', {}, _('Format')),
+      /** @type {Kind[]} */ (['rounds', 'to_score', 'elimination']).map((kind) => h('label', { class: 'radio' },
+        h('input', { type: 'radio', name: kindName, value: kind, checked: kind === 'rounds' }),
+        h('span', {}, _(KINDS[kind].label))))),
+    h('div', { class: 'field' }, numberLabel, numberInput, numberHelp),
+    h('label', { class: 'radio checkbox' }, shutWins, h('span', {}, _('Shutting the box wins the series at once'))),
+    h('fieldset', { class: 'seats' },
+      h('legend', {}, _('Computer players')),
+      h('div', { class: 'seat-fields' }, seatFields)),
+    h('details', { class: 'rules-details' }, h('summary', {}, _('Rules'), h('span', { class: 'summary-note' }, _('standard unless you change them'))), rules.el),
+    createError,
+    createButton);
+
+  // Join one by code.
+  const codeId = uniqueId('series-code');
+  const codeInput = h('input', {
+    id: codeId, name: 'code', type: 'text', inputmode: 'text', autocomplete: 'off', autocapitalize: 'characters',
+    spellcheck: 'false', maxlength: '40', required: true, 'aria-describedby': `${codeId}-help`, class: 'code-input',
+  });
+  const joinError = h('div', { class: 'form-error', 'aria-live': 'polite' });
+  const joinButton = h('button', { type: 'submit', class: 'primary' }, _('Join'));
+  const joinForm = h('form', { class: 'series-join', novalidate: true },
+    h('h3', {}, _('Join a series')),
+    h('div', { class: 'field' },
+      h('label', { for: codeId }, _('Series code')),
+      h('div', { class: 'inline' }, codeInput, joinButton),
+      joinError,
+      h('p', { class: 'field-help', id: `${codeId}-help` }, _('Like 7M3Q-K2ZD2. Case, spaces and dashes don’t matter.'))));
+
+  const forms = h('div', { class: 'series-forms' }, createForm, joinForm);
+  const el = h('section', { class: 'panel series', 'aria-labelledby': titleId },
+    h('h2', { id: titleId }, _('Series')),
+    h('p', { class: 'muted-text' }, _('A game night over several rounds: everyone plays the same dice, each at their own pace, and the lowest total wins.')),
+    current, forms);
+
+  /** @type {import('./game.js').Round | null} */
+  let round = null;
+  let shown = 0; // the latest opening: an older one's answer is not shown over it
+
+  /** @returns {Kind} */
+  function kind() {
+    const checked = /** @type {HTMLInputElement | null} */ (createForm.querySelector(`input[name="${kindName}"]:checked`));
+    const value = checked?.value;
+    return value === 'to_score' || value === 'elimination' ? value : 'rounds';
+  }
+
+  function describeKind() {
+    const k = KINDS[kind()];
+    numberLabel.textContent = _(k.field);
+    numberInput.min = String(k.min);
+    numberInput.max = String(k.max);
+    numberInput.value = String(k.value);
+    numberHelp.textContent = [_(k.help), _('From {min} to {max}.', { min: formatNumber(k.min), max: formatNumber(k.max) })].join(' ');
+  }
+  for (const radio of createForm.querySelectorAll(`input[name="${kindName}"]`)) radio.addEventListener('change', describeKind);
+  describeKind();
+
+  /** @param {Schemas['SeriesPlayerOut']} seat */
+  function isMe(seat) {
+    return seat.id !== undefined && seat.id === storedPlayer()?.id;
+  }
+
+  /** @param {Series} series */
+  function standings(series) {
+    const count = Math.max(0, ...series.players.map((p) => p.rounds.length));
+    const numbers = Array.from({ length: count }, (_unused, i) => i + 1);
+    const finished = series.status === 'finished';
+    return h('div', { class: 'table-scroll', role: 'region', 'aria-label': _('Standings'), tabindex: '0' },
+      h('table', { class: 'standings' },
+        h('caption', { class: 'sr-only' }, _('Standings')),
+        h('thead', {}, h('tr', {},
+          finished ? h('th', { scope: 'col' }, _('Place')) : null,
+          h('th', { scope: 'col' }, _('Player')),
+          numbers.map((n) => h('th', { scope: 'col', class: 'num' }, h('span', { 'aria-hidden': 'true' }, formatNumber(n)), h('span', { class: 'sr-only' }, _('Round {round}', { round: formatNumber(n) })))),
+          h('th', { scope: 'col', class: 'num' }, _('Total')))),
+        h('tbody', {}, series.players.map((seat) => h('tr', { class: isMe(seat) ? 'is-you' : null, 'data-seat': seat.seat, 'data-place': seat.place ?? null },
+          finished ? h('td', { class: 'standings-place' }, seat.place !== undefined ? formatNumber(seat.place) : '') : null,
+          h('th', { scope: 'row', class: 'standings-name' },
+            h('span', { class: 'standings-player' }, seat.name ?? _('Anonymous')),
+            isMe(seat) ? h('span', { class: 'chip chip-you' }, _('you')) : null,
+            seat.computer ? h('span', { class: 'chip' }, _('computer')) : null,
+            seat.out ? h('span', { class: 'chip chip-out' }, _('out')) : null),
+          numbers.map((n) => {
+            const score = seat.rounds[n - 1];
+            return h('td', { class: 'num round-score', 'data-round': n },
+              score === null || score === undefined
+                ? [h('span', { 'aria-hidden': 'true' }, '—'), h('span', { class: 'sr-only' }, _('not shown'))]
+                : formatNumber(score));
+          }),
+          h('td', { class: 'num standings-total' }, formatNumber(seat.total)))))));
+  }
+
+  /** @param {Series} series */
+  function statusLine(series) {
+    if (series.status === 'finished') {
+      const names = series.winners.map((w) => w.name ?? _('Anonymous')).join(', ');
+      return h('p', { class: 'good series-winners', role: 'status' }, ngettext('Winner: {names}', 'Winners: {names}', series.winners.length, { names }));
+    }
+    const complete = ngettext('{count} round complete', '{count} rounds complete', series.rounds_complete);
+    return h('p', { class: 'series-status' }, series.status === 'open' ? [complete, _('friends can join until the first round is complete')].join(' · ') : complete);
+  }
+
+  /**
+   * Show a series: its code, format, standings, and the player's next round (its button).
+   * @param {Series} series
+   * @param {{result?: Schemas['SeriesRunResult'], played?: number, focus?: boolean}} [options] result:
+   *   the run of round `played` just sent
+   */
+  function render(series, { result, played = 0, focus = false } = {}) {
+    round?.destroy();
+    round = null;
+    forms.hidden = false;
+    const player = storedPlayer();
+    if (player) saveJSON(lastKey(player.id), series.code);
+    const link = seriesLink(series.display_code);
+    const title = h('h3', { tabindex: '-1', class: 'series-title' }, _('Series {code}', { code: series.display_code }));
+    const stage = h('div', { class: 'stage series-stage' });
+    const resultView = result ? renderResult(result, { title: _('Your result in round {round}', { round: formatNumber(played) }) }) : null;
+    const refreshButton = h('button', { type: 'button', class: 'secondary', onclick: () => open(series.code, { focus: true }) }, _('Refresh'));
+    const me = series.players.find(isMe);
+    let note = null;
+    if (series.status !== 'finished' && !series.next) {
+      note = h('p', { class: 'muted-text' }, me?.out ? _('You are out of this series.') : _('You have played every round there is for now: refresh to see the others’ scores.'));
+    }
+    clear(current,
+      h('div', { class: 'series-info' },
+        title,
+        h('p', { class: 'box-code', 'data-code': series.display_code }, series.display_code),
+        h('p', { class: 'box-link series-link' }, h('a', { href: link }, link)),
+        h('div', { class: 'actions' }, copyButton(() => series.display_code, _('Copy code')), copyButton(() => link, _('Copy link'))),
+        h('p', { class: 'box-meta' }, h('span', {}, formatLine(series)), h('span', {}, rulesSummary(series.rules)))),
+      resultView,
+      h('h4', {}, _('Standings')),
+      statusLine(series),
+      standings(series),
+      note,
+      stage,
+      h('div', { class: 'actions' }, refreshButton));
+    if (series.status !== 'finished' && series.next && player) {
+      const next = series.next;
+      const storageKey = `progress.series.${player.id}.${series.code}.${next.round}`;
+      keptRound({
+        storageKey,
+        rules: series.rules,
+        dice: next.dice,
+        label: _('Series {code}, round {round}', { code: series.display_code, round: formatNumber(next.round) }),
+        stage,
+        startLabel: _('Play round {round}', { round: formatNumber(next.round) }),
+        submit: (moves, key) => submit(series, next.round, moves, key, storageKey),
+        onStart: (started) => {
+          round = started;
+          forms.hidden = true; // one thing at a time while the round is on
+          resultView?.remove();
+        },
+      });
+    }
+    if (resultView) resultView.focusHeading();
+    else if (focus && !round) title.focus();
+  }
+
+  /**
+   * @param {Series} series
+   * @param {number} number the round
+   * @param {Move[]} moves
+   * @param {string} key the run's Idempotency-Key
+   * @param {string} storageKey where its progress is kept
+   */
+  async function submit(series, number, moves, key, storageKey) {
+    const stage = /** @type {HTMLElement} */ (current.querySelector('.series-stage'));
+    clear(stage, loading(_('Checking your run…')));
+    try {
+      /** @type {Schemas['SeriesRunResult']} */
+      const result = await api('POST', `/v1/series/${encodeURIComponent(series.code)}/rounds/${number}/runs`, {
+        body: /** @satisfies {Schemas['SeriesRunSubmission']} */ ({ moves }), auth: true, idempotencyKey: key,
+      });
+      saveJSON(storageKey, null);
+      render(result.series, { result, played: number });
+    } catch (error) {
+      // A failure on the way: the run is kept, to send again. Anything else: it can't be sent.
+      const again = error instanceof ApiError && (error.status === 0 || error.status >= 500 || error.status === 429);
+      if (!again) saveJSON(storageKey, null);
+      round?.destroy();
+      round = null;
+      forms.hidden = false;
+      clear(stage, errorNote(error, again ? () => submit(series, number, moves, key, storageKey) : () => open(series.code, { focus: true })));
+    }
+  }
+
+  /**
+   * Open a series the player is in; one they are not in: asked to join.
+   * @param {string} code
+   * @param {{focus?: boolean, ask?: boolean}} [options] ask: offer to join (a link)
+   */
+  async function open(code, { focus = false, ask = false } = {}) {
+    shown += 1;
+    const mine = shown;
+    round?.destroy();
+    round = null;
+    clear(current, loading());
+    try {
+      await ensurePlayer();
+      /** @type {Series} */
+      const series = await api('GET', `/v1/series/${encodeURIComponent(code.trim())}`, { auth: true });
+      if (mine !== shown) return;
+      render(series, { focus });
+    } catch (error) {
+      if (mine !== shown) return;
+      if (ask && error instanceof ApiError && error.is('series-hidden')) {
+        offer(code);
+        return;
+      }
+      clear(current, errorNote(error, () => open(code, { focus, ask })));
+    }
+  }
+
+  /** @param {string} code */
+  async function join(code) {
+    await ensurePlayer();
+    /** @type {Series} */
+    const series = await api('POST', `/v1/series/${encodeURIComponent(code.trim())}/players`, { auth: true, idempotencyKey: uuid() });
+    render(series, { focus: true });
+  }
+
+  // A series' link, opened by a player not in it: join once they say yes.
+  /** @param {string} code */
+  function offer(code) {
+    const questionId = uniqueId('series-invite');
+    const yes = h('button', { type: 'button', class: 'primary', 'aria-describedby': questionId }, _('Join this series'));
+    const no = h('button', { type: 'button', class: 'secondary' }, _('Not now'));
+    const outcome = h('div', { 'aria-live': 'polite' });
+    yes.addEventListener('click', async () => {
+      yes.disabled = true;
+      clear(outcome, loading());
+      try {
+        await join(code);
+      } catch (error) {
+        clear(outcome, errorNote(error));
+        no.textContent = _('Close');
+        yes.disabled = false;
+        no.focus();
+      }
+    });
+    no.addEventListener('click', () => {
+      clear(current);
+      codeInput.focus();
+    });
+    clear(current, h('div', { class: 'series-invite' },
+      h('h3', { id: `${questionId}-title` }, _('A series to join')),
+      h('p', { id: questionId }, _('Join the series {code}? You play its rounds on the same dice as the others.', { code: code.trim().toUpperCase() })),
+      h('div', { class: 'actions' }, yes, no),
+      outcome));
+    yes.focus();
+  }
+
+  createForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clear(createError);
+    const k = kind();
+    const number = Number(numberInput.value);
+    numberInput.removeAttribute('aria-invalid');
+    if (!Number.isInteger(number) || number < KINDS[k].min || number > KINDS[k].max) {
+      numberInput.setAttribute('aria-invalid', 'true');
+      clear(createError, errorNote(_('{field}: a whole number from {min} to {max}.', { field: _(KINDS[k].field), min: formatNumber(KINDS[k].min), max: formatNumber(KINDS[k].max) })));
+      numberInput.focus();
+      return;
+    }
+    /** @type {Level[]} */
+    const computers = [];
+    for (const level of /** @type {Level[]} */ (['easy', 'medium', 'hard'])) {
+      const n = Math.max(0, Math.min(MAX_COMPUTERS, Math.floor(Number(seats[level].value) || 0)));
+      for (let i = 0; i < n; i += 1) computers.push(level);
+    }
+    /** @type {Schemas['NewSeries']['format']} */
+    const format = k === 'rounds' ? { kind: 'rounds', rounds: number } : k === 'to_score' ? { kind: 'to_score', target: number } : { kind: 'elimination', limit: number };
+    createButton.disabled = true;
+    try {
+      await ensurePlayer();
+      /** @type {Series} */
+      const series = await api('POST', '/v1/series', {
+        body: /** @satisfies {Schemas['NewSeries']} */ ({ rules: rules.value(), format, shut_wins: shutWins.checked, computers }), auth: true, idempotencyKey: uuid(),
+      });
+      shown += 1;
+      render(series, { focus: true });
+    } catch (error) {
+      clear(createError, errorNote(error));
+    } finally {
+      createButton.disabled = false;
+    }
+  });
+
+  joinForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clear(joinError);
+    codeInput.removeAttribute('aria-invalid');
+    const code = codeInput.value.trim();
+    if (!code) {
+      codeInput.focus();
+      return;
+    }
+    joinButton.disabled = true;
+    try {
+      shown += 1;
+      await join(code);
+      codeInput.value = '';
+    } catch (error) {
+      codeInput.setAttribute('aria-invalid', 'true');
+      clear(joinError, errorNote(error));
+      codeInput.focus();
+    } finally {
+      joinButton.disabled = false;
+    }
+  });
+
+  return {
+    el,
+    // A series' link: opened (or offered, to a player not in it). Else the one last
+    // opened on this browser, unless a round of it is being played.
+    show(code) {
+      if (code) {
+        history.replaceState(null, '', '#friends'); // a reload doesn't ask again
+        open(code, { focus: true, ask: true });
+        return;
+      }
+      if (round || current.childElementCount) return;
+      const player = storedPlayer();
+      const last = player ? loadJSON(lastKey(player.id)) : null;
+      if (typeof last === 'string') open(last);
+    },
+    destroy() {
+      round?.destroy();
+      round = null;
+    },
+  };
+}
