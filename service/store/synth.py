@@ -68,9 +68,10 @@ def computer_runs(day: date, issued: sequences.IssuedSequence, seed: int) -> lis
     return runs
 
 
-def _ids(count: int, seed: int) -> Iterator[tuple[uuid.UUID, uuid.UUID]]:
-    """A player id and a run id for each synthetic player (repeatable per seed)."""
-    rng = random.Random(f"ids/{seed}")
+def _ids(day: date, count: int, seed: int) -> Iterator[tuple[uuid.UUID, uuid.UUID]]:
+    """A player id and a run id for each synthetic player of ``day`` (repeatable per date
+    and seed: two dates filled with one seed have players of their own)."""
+    rng = random.Random(f"ids/{day.isoformat()}/{seed}")
     for _ in range(count):
         yield (
             uuid.UUID(int=rng.getrandbits(128), version=4),
@@ -101,7 +102,7 @@ async def synth_day(
     for score, players in (await stored_histograms(pool, [day]))[day].items():
         counts.add(score, players)
     spacing = timedelta(seconds=86_399) / max(runs, 1)
-    ids = _ids(runs, seed)
+    ids = _ids(day, runs, seed)
     done = 0
     async with pool.acquire() as connection:
         while done < runs:

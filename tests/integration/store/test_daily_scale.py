@@ -198,3 +198,18 @@ async def test_history_is_two_queries_whatever_the_page(pool: asyncpg.Pool) -> N
         assert len(page) == limit
         assert recording.sent == ["history", "day_histograms"]
         assert all(entry.rank.players == 1 for entry in page)
+
+
+async def test_two_dates_filled_with_one_seed_have_players_of_their_own(
+    pool: asyncpg.Pool,
+) -> None:
+    """An operator fills several dates with the default seed: each date's synthetic
+    players are its own (their ids once came from the seed alone: the second date
+    failed on the players' key)."""
+    cache = Cache.connect(None, "synth-seeds:")
+    first = date(2032, 1, 1) + timedelta(days=secrets.randbelow(3650))
+    try:
+        for day in (first, first + timedelta(days=1)):
+            assert await synth_day(pool, cache, SECRET, day, 20, seed=0) == 20
+    finally:
+        await cache.close()
