@@ -101,13 +101,9 @@ class Candidates:
     def pairs(self) -> bytes:
         return _PAIRS + _pairs(self.dice)
 
-    def short_keys(self) -> tuple[int, int]:
-        """The ``short_key`` of every candidate key: two, whatever the dice's length (a
-        candidate is a prefix of the totals or of the pairs of at least
-        ``lengths.start`` bytes, and dice shorter than ``MIN_ROLLS`` have one length):
-        of the totals, and of the pairs."""
-        return self.short_key_of_totals(), self.short_key_of_pairs()
-
+    # The ``short_key`` of every candidate key is one of these two, whatever the dice's
+    # length: a candidate is a prefix of the totals or of the pairs of at least
+    # ``lengths.start`` bytes, and dice shorter than ``MIN_ROLLS`` have one length.
     def short_key_of_totals(self) -> int:
         return short_key(self.totals[: self.lengths.start])
 
@@ -136,10 +132,11 @@ def stored_key(key: bytes) -> int:
 
 def short_key(key: bytes) -> int:
     """A key cut to its first ``MIN_ROLLS`` rolls, as a number: the dice a key is a
-    candidate of have it among their ``Candidates.short_keys``. A process that holds the
-    short keys of some boxes tells most dice apart from them with two of these, not a
-    hash a candidate (a dozen). Exact, no hash: the type byte and at most seven bytes
-    of rolls, each below 0x40, padded with 0xff so that lengths differ."""
+    candidate of have it as their ``Candidates.short_key_of_totals`` or
+    ``short_key_of_pairs``. A process that holds the short keys of some boxes tells most
+    dice apart from them with two of these, not a hash a candidate (a dozen). Exact, no
+    hash: the type byte and at most seven bytes of rolls, each below 0x40, padded with
+    0xff so that lengths differ."""
     return int.from_bytes(key[: 1 + MIN_ROLLS].ljust(8, b"\xff"), "big", signed=True)
 
 

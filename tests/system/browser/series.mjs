@@ -6,18 +6,9 @@
 // At the end both are told who won, and the places and winners are the API's. Then A
 // plays a Solo round and makes a Friend Box of it: its code shown, focused, in view; B
 // opens its link, plays it, and is shown A's result as the owner's.
-import { check, newPage, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
+import { check, newPage, PHONE, playRound, run, screenshot, setName, text, view } from './lib.mjs';
 
 const ROUNDS = 3;
-
-async function setName(page, name) {
-  await page.goto('/play#account');
-  const input = page.getByLabel('Name', { exact: true });
-  await input.waitFor();
-  await input.fill(name);
-  await page.getByRole('button', { name: 'Save name' }).click();
-  await view(page).getByText('Saved.').waitFor();
-}
 
 async function stored(page) {
   return page.evaluate(() => JSON.parse(localStorage.getItem('shutbox.player')));
