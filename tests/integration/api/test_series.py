@@ -53,6 +53,17 @@ def straddle(limit: int) -> Callable[[Dice], bool]:
     return lambda dice: max(scored(dice)) >= limit and min(scored(dice)) < limit
 
 
+async def straddling(
+    client: httpx.AsyncClient, players: list[dict[str, str]], score: int, **format: Any
+) -> tuple[str, dict[int, Any], int, int]:
+    """A series of ``players`` in ``format`` whose first round has a run scoring ``score``
+    or more and one scoring less: its code, the round's runs by score, the highest and the
+    lowest score."""
+    series = await series_where(client, players, straddle(score), format=format)
+    by_score = scored(next_dice(series))
+    return series["code"], by_score, max(by_score), min(by_score)
+
+
 async def join(client: httpx.AsyncClient, player: dict[str, str], code: str) -> httpx.Response:
     return await client.post(f"/v1/series/{code}/players", headers=auth(player))
 
@@ -407,12 +418,9 @@ async def test_to_score_ends_at_the_complete_round_where_a_total_reaches_the_tar
     client: httpx.AsyncClient,
 ) -> None:
     ann, bob = await new_player(client), await new_player(client)
-    series = await series_where(
-        client, [ann, bob], straddle(10), format={"kind": "to_score", "target": 10}
+    code, by_score, high, low = await straddling(
+        client, [ann, bob], 10, kind="to_score", target=10
     )
-    code = series["code"]
-    by_score = scored(next_dice(series))
-    high, low = max(by_score), min(by_score)
     after_ann = await played(client, ann, code, 1, by_score[high])
     # Ann's total reached the target, but round 1 is not complete until Bob plays it.
     assert after_ann["status"] == "open" and row_of(after_ann, ann)["total"] == high
@@ -429,12 +437,9 @@ async def test_to_score_ends_at_the_complete_round_where_a_total_reaches_the_tar
 @ONE_REDIS_MODE
 async def test_elimination_the_last_player_left_wins(client: httpx.AsyncClient) -> None:
     ann, bob, cy = [await new_player(client) for _ in range(3)]
-    series = await series_where(
-        client, [ann, bob, cy], straddle(5), format={"kind": "elimination", "limit": 5}
+    code, by_score, high, low = await straddling(
+        client, [ann, bob, cy], 5, kind="elimination", limit=5
     )
-    code = series["code"]
-    by_score = scored(next_dice(series))
-    high, low = max(by_score), min(by_score)
     await played(client, ann, code, 1, by_score[high])
     await played(client, bob, code, 1, by_score[high])
     final = await played(client, cy, code, 1, by_score[low])
@@ -447,12 +452,9 @@ async def test_elimination_the_last_player_left_wins(client: httpx.AsyncClient) 
 @ONE_REDIS_MODE
 async def test_elimination_a_player_out_plays_no_more(client: httpx.AsyncClient) -> None:
     ann, bob, cy = [await new_player(client) for _ in range(3)]
-    series = await series_where(
-        client, [ann, bob, cy], straddle(5), format={"kind": "elimination", "limit": 5}
+    code, by_score, high, low = await straddling(
+        client, [ann, bob, cy], 5, kind="elimination", limit=5
     )
-    code = series["code"]
-    by_score = scored(next_dice(series))
-    high, low = max(by_score), min(by_score)
     anns = await played(client, ann, code, 1, by_score[high])
     await played(client, bob, code, 1, by_score[low])
     after = await played(client, cy, code, 1, by_score[low])
