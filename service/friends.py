@@ -10,6 +10,7 @@ from typing import Final
 import msgspec
 
 from service import codes
+from service.places import places
 from service.store import friends
 from service.store.db import Database
 from service.store.friends import Friend, FriendRow
@@ -99,16 +100,7 @@ async def board(database: Database, player_id: uuid.UUID, day: date) -> list[Boa
     with its place on this board (ties share it: 1, 1, 3). Whether the board may be shown
     is the caller's to decide, as for the date's leaderboard."""
     rows = await friends.board(database, player_id, day)
-    entries: list[BoardEntry] = []
-    for position, row in enumerate(rows):
-        tied = bool(entries) and entries[-1].score == row.score
-        entries.append(
-            BoardEntry(
-                id=row.id,
-                name=row.name,
-                score=row.score,
-                rank=entries[-1].rank if tied else position + 1,
-                me=row.id == player_id,
-            )
-        )
-    return entries
+    return [
+        BoardEntry(id=row.id, name=row.name, score=row.score, rank=place, me=row.id == player_id)
+        for row, place in zip(rows, places([row.score for row in rows]))
+    ]

@@ -26,6 +26,7 @@ import msgspec
 from msgspec import Meta
 
 from service.codes import new_code
+from service.places import places
 from service.rules import computers, fairplay
 from service.rules.analysis import Report, report
 from service.rules.dice import BOX_ALGORITHM, derive_box_dice
@@ -182,7 +183,7 @@ def standings(format: Format, shut_wins: bool, scores: Sequence[Sequence[int | N
     else:
         finished = complete > 0  # the last round is complete
 
-    places: tuple[int, ...] | None = None
+    seat_places: tuple[int, ...] | None = None
     winners: tuple[int, ...] = ()
     if finished:
 
@@ -195,14 +196,14 @@ def standings(format: Format, shut_wins: bool, scores: Sequence[Sequence[int | N
             return (1, stage, totals[seat])
 
         keys = [rank_key(seat) for seat in range(seats)]
-        places = tuple(1 + sum(other < key for other in keys) for key in keys)
-        winners = tuple(seat for seat in range(seats) if places[seat] == 1)
+        seat_places = tuple(places(keys))
+        winners = tuple(seat for seat in range(seats) if seat_places[seat] == 1)
     return Standings(
         rounds_complete=complete,
         finished=finished,
         totals=tuple(totals),
         out_after=tuple(out_after),
-        places=places,
+        places=seat_places,
         winners=winners,
     )
 

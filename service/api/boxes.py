@@ -26,7 +26,7 @@ from service.api.deps import (
     ServicesDep,
     optional_player,
 )
-from service.api.idempotency import respond_once
+from service.api.idempotency import JSON, respond_once
 from service.api.problems import created, documented, resubmitted
 from service.api.schemas import (
     DICE,
@@ -45,6 +45,7 @@ from service.api.schemas import (
 )
 from service.api.tables import held_tables
 from service.i18n import _
+from service.places import places
 from service.rules.analysis import report
 from service.rules.dice import box_sequence_id, check_dice
 from service.rules.ruleset import Roll, Rules
@@ -197,6 +198,15 @@ class BoxResult(msgspec.Struct, frozen=True):
         ),
     ]
     submitted_at: Annotated[datetime, Meta(description="When the run was stored.")]
+    place: Annotated[
+        int,
+        Meta(
+            description="The place on this box: 1 + the runs with a better score (the same "
+            "score, the same place: 1, 1, 3)."
+        ),
+    ]
+    me: Annotated[bool, Meta(description="Whether this is the caller's own run.")]
+    owner: Annotated[bool, Meta(description="Whether this is the box owner's run.")]
 
 
 async def find_box(database: Database, text: str) -> Box:
@@ -441,6 +451,29 @@ class BoxesController(Controller):
         return await respond_once(request, services, f"player:{player.id}", produce)
 
     @get(
+        "/{code:str}/runs/me",
+        operation_id="getMyBoxRun",
+        summary="The player's run of a box, as it was answered when stored",
+        description="The body of the run's 201, the same bytes on every device; 404 before "
+        "the player has played the box.",
+        security=BEARER,
+        responses={
+            **documented(problems.BOX_CODE, problems.NO_BOX_RUN, problems.AUTHENTICATED),
+            200: created(BoxRunResult, "The player's run of the box"),
+        },
+    )
+    async def mine(
+        self, player: PlayerDep, services: ServicesDep, code: CodePath
+    ) -> Response[bytes]:
+        found = await find_box(services.pool, code)
+        played = await boxes.run_of(services.pool, found.code, player.id)
+        if played is None:
+            raise problems.NO_BOX_RUN(
+                _("You have not played box {code} yet.", code=codes.display(found.code))
+            )
+        return Response(content=played.run.response, media_type=JSON)
+
+    @get(
         "/{code:str}/results",
         operation_id="getBoxResults",
         summary="Everyone's result on a box, best first",
@@ -459,6 +492,7 @@ class BoxesController(Controller):
             raise problems.RESULTS_HIDDEN(
                 _("The results of a box are shown to its owner and to those who have played it."),
             )
+        rows = await boxes.results(services.pool, found.code)
         return [
             BoxResult(
                 name=r["name"],
@@ -466,6 +500,9 @@ class BoxesController(Controller):
                 shut=r["shut"],
                 mode=r["mode"],
                 submitted_at=r["submitted_at"],
+                place=place,
+                me=r["player_id"] == player.id,
+                owner=r["player_id"] == found.owner_id,
             )
-            for r in await boxes.results(services.pool, found.code)
+            for r, place in zip(rows, places([r["score"] for r in rows]))
         ]

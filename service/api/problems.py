@@ -228,6 +228,7 @@ DATE_NOT_CLOSED = _register(
 )
 UNKNOWN_BOX = _register("unknown-box", 404, N_("No such box"))
 RESULTS_HIDDEN = _register("results-hidden", 403, N_("The results of the box are not shown yet"))
+NO_BOX_RUN = _register("no-box-run", 404, N_("No run of that box by the player"))
 
 # Playing together: friends.
 UNKNOWN_FRIEND_CODE = _register("unknown-friend-code", 404, N_("No such friend code"))

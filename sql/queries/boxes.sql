@@ -49,7 +49,7 @@ RETURNING id;
 
 -- name: box_results
 -- Everyone's result on a box, best first (ties in order of play).
-SELECT p.name, r.score, r.shut, r.mode, r.submitted_at
+SELECT r.player_id, p.name, r.score, r.shut, r.mode, r.submitted_at
 FROM box_runs r JOIN players p ON p.id = r.player_id
 WHERE r.box_code = $1
 ORDER BY r.score, r.submitted_at;

@@ -141,6 +141,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/boxes/{code}/runs/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The player's run of a box, as it was answered when stored
+         * @description The body of the run's 201, the same bytes on every device; 404 before the player has played the box.
+         */
+        get: operations["getMyBoxRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/daily/{day}": {
         parameters: {
             query?: never;
@@ -791,6 +811,8 @@ export interface components {
          * @description One player's run of a box.
          */
         BoxResult: {
+            /** @description Whether this is the caller's own run. */
+            me: boolean;
             /**
              * @description `target` when the player had been shown the owner's result, else `blind`.
              * @enum {string}
@@ -798,6 +820,10 @@ export interface components {
             mode: "blind" | "target";
             /** @description The player's name; null: the player has not given one. */
             name: string | null;
+            /** @description Whether this is the box owner's run. */
+            owner: boolean;
+            /** @description The place on this box: 1 + the runs with a better score (the same score, the same place: 1, 1, 3). */
+            place: number;
             /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
             score: number;
             /** @description Whether every tile was closed (the score is 0). */
@@ -1708,6 +1734,26 @@ export interface components {
             ][];
             /** @description The round's number, 1-based. */
             round: number;
+        };
+        /**
+         * NoBoxRunProblem
+         * @description No run of that box by the player (/problems/no-box-run).
+         */
+        NoBoxRunProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 404;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/no-box-run";
         };
         /**
          * NoOfficialRunProblem
@@ -3843,6 +3889,83 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["SolverBusyProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    getMyBoxRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description A box code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens) */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player's run of the box */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BoxRunResult"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["MistypedCodeProblem"] | components["schemas"]["InvalidCodeProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `UnknownBoxProblem`, `NoBoxRunProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnknownBoxProblem"] | components["schemas"]["NoBoxRunProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
                 };
             };
         };

@@ -615,12 +615,25 @@ const submitBoxRun: Step = async (api) => {
   }
 };
 
+const getMyBoxRun: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/boxes/{code}/runs/me", { params: ON_BOX });
+  if (data) {
+    show(data.run_id, data.score, data.analysis.total_cost, data.versus?.outcome ?? "no owner's run yet");
+    return;
+  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/no-box-run": "play the box first:",
+    "/problems/unknown-box": "no such box:",
+  });
+};
+
 const getBoxResults: Step = async (api) => {
   const { data, error, response } = await api.GET("/v1/boxes/{code}/results", { params: ON_BOX });
   if (data) {
     for (const result of data) {
       const mode: "blind" | "target" = result.mode;
-      show(result.name ?? "anonymous", result.score, result.shut, mode, result.submitted_at);
+      const marks = [result.me ? "you" : "", result.owner ? "owner" : ""].join(" ");
+      show(result.place, result.name ?? "anonymous", result.score, result.shut, mode, marks);
     }
     return;
   }
@@ -851,6 +864,7 @@ const everyOperation: EveryOperation = {
   },
   "/v1/boxes/{code}": { get: getBox },
   "/v1/boxes/{code}/runs": { post: submitBoxRun },
+  "/v1/boxes/{code}/runs/me": { get: getMyBoxRun },
   "/v1/boxes/{code}/results": { get: getBoxResults },
   "/v1/series": { post: createSeries },
   "/v1/series/{code}": { get: getSeries },

@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.codes import ALPHABET, display
+from service.codes import ALPHABET, display, with_check
 from service.rules.computers import COMPUTERS, play
 from service.rules.replay import replay
 from service.rules.ruleset import Rules
@@ -81,8 +81,6 @@ async def test_codes_are_read_as_people_type_them(client: httpx.AsyncClient) -> 
     short = await client.get("/v1/boxes/ABC")
     assert short.status_code == 400 and short.json()["type"] == "/problems/invalid-code"
     # A well-formed code nobody created.
-    from service.codes import with_check
-
     unknown = with_check("ZZZZZZZZ" if code[:8] != "ZZZZZZZZ" else "YYYYYYYY")
     missing = await client.get(f"/v1/boxes/{unknown}")
     assert missing.status_code == 404 and missing.json()["type"] == "/problems/unknown-box"
@@ -151,9 +149,40 @@ async def test_twenty_friends_blind_and_target(client: httpx.AsyncClient) -> Non
     assert {r["mode"] for r in results} == {"blind", "target"}
     scores = [r["score"] for r in results]
     assert len(set(scores)) < len(scores)  # there are ties, and they are kept
+    # Ties share a place: 1 + the runs with a better score.
+    assert [r["place"] for r in results] == [1 + sum(o < s for o in scores) for s in scores]
+    assert [r["name"] for r in results if r["owner"]] == ["Owner"]
+    assert [r["name"] for r in results if r["me"]] == ["Owner"]
     assert (await client.get(f"/v1/boxes/{code}")).json()["players"] == 21
     friend_view = await client.get(f"/v1/boxes/{code}/results", headers=auth(friends[3]))
-    assert friend_view.json() == results
+    assert [r["name"] for r in friend_view.json() if r["me"]] == ["Friend 03"]
+    mine_only = ("me",)
+    assert [{k: v for k, v in r.items() if k not in mine_only} for r in friend_view.json()] == [
+        {k: v for k, v in r.items() if k not in mine_only} for r in results
+    ]
+
+
+@pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)
+async def test_a_player_s_own_run_of_a_box_on_any_device(client: httpx.AsyncClient) -> None:
+    owner, friend = await new_player(client), await new_player(client)
+    box = await new_box(client, owner)
+    code = box["code"]
+    mine = await client.get(f"/v1/boxes/{code}/runs/me", headers=auth(friend))
+    assert mine.status_code == 404 and mine.json()["type"] == "/problems/no-box-run"
+    assert display(code) in mine.json()["detail"]
+    moves = legal_runs(tuple((a, b) for a, b in box["dice"]), 1)[0]
+    played = await play_box(client, friend, code, moves, "blind")
+    assert played.status_code == 201, played.text
+    # Read back with the code as people type it: the 201's very bytes.
+    typed = display(code).lower()
+    mine = await client.get(f"/v1/boxes/{typed}/runs/me", headers=auth(friend))
+    assert mine.status_code == 200 and mine.content == played.content
+    # The owner has not played it: nothing of the friend's run is the owner's.
+    assert (await client.get(f"/v1/boxes/{code}/runs/me", headers=auth(owner))).status_code == 404
+    assert (await client.get(f"/v1/boxes/{code}/runs/me")).status_code == 401
+    unknown = with_check("ZZZZZZZZ" if code[:8] != "ZZZZZZZZ" else "YYYYYYYY")
+    missing = await client.get(f"/v1/boxes/{unknown}/runs/me", headers=auth(friend))
+    assert missing.status_code == 404 and missing.json()["type"] == "/problems/unknown-box"
 
 
 @pytest.mark.parametrize(
