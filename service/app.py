@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import date
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import asyncpg
 from litestar import Litestar
@@ -253,18 +253,28 @@ class App(RoutedBehind):
         await super().__call__(scope, receive, send)
 
 
+# What an answer with the header on the left varies by (the request header on the right).
+_VARIED_BY: Final = (
+    (b"content-language", b"Accept-Language"),
+    (b"content-encoding", b"Accept-Encoding"),
+)
+
+
 def _language_varied(send: Send) -> Send:
     """The framework's CORS layer sets ``Vary: Origin`` in place of the ``Vary`` an answer
-    has: an answer that says its language varies by ``Accept-Language`` again."""
+    has: an answer that says its language varies by ``Accept-Language`` again, and one
+    compressed (a page file, ``service.web.files``) by ``Accept-Encoding``."""
 
     async def send_varied(message: Message) -> None:
         if message["type"] == "http.response.start":
             headers = list(message.get("headers", []))
             names = [name.lower() for name, _ in headers]
-            if b"content-language" in names:
+            varied_by = [by for header, by in _VARIED_BY if header in names]
+            if varied_by:
                 vary = b", ".join(v for n, v in headers if n.lower() == b"vary")
-                if b"accept-language" not in vary.lower():
-                    vary = b"Accept-Language, " + vary if vary else b"Accept-Language"
+                for by in varied_by:
+                    if by.lower() not in vary.lower():
+                        vary = by + b", " + vary if vary else by
                 headers = [(n, v) for n, v in headers if n.lower() != b"vary"]
                 message["headers"] = [*headers, (b"vary", vary)]
         await send(message)

@@ -2,33 +2,32 @@
 
 Plain HTML, CSS and JavaScript modules from ``service/web/play/`` (no build step),
 talking to the same origin's ``/v1`` API. Nothing is fetched from another host: the
-Content-Security-Policy allows this origin only. The files are revalidated on every
-load (``no-cache`` with their ETag and Last-Modified), so a deploy shows at once.
-Not part of the API document.
+Content-Security-Policy allows this origin only. The files are read at start-up and
+served fingerprinted (``/play/<digest>/app.js``, kept a year by the browser) and
+compressed (gzip or brotli, as the client accepts): ``service.web.files``. The page
+itself (``/play``) is revalidated on every load (``no-cache`` with its ETag), so a
+deploy shows at once. Not part of the API document.
 
 The page's words are English in its code, marked for gettext (domain ``play``); their
 translations come from the catalogs ``service/locales/<language>/LC_MESSAGES/play.po``
-and reach the page as ``GET /play/messages/<language>.json``.
+and reach the page as ``GET /play/messages/<language>.json`` (not fingerprinted: the page
+asks for them by that name, and revalidates them with their ETag; compressed too).
 """
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Final
 
 import msgspec
 from litestar import Request, Response, Router, get
-from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import NotFoundException
-from litestar.file_system import BaseLocalFileSystem
 from litestar.params import FromPath
-from litestar.static_files import create_static_files_router
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
-from litestar.types.file_types import FileInfo
 
 from service.caching import cached
 from service.i18n import DEFAULT, LANGUAGES, Language, catalog
+from service.web.files import DIGEST_SHAPE, IMMUTABLE, REVALIDATE, PageFile, PageFiles, answer
 
 PLAY_DIRECTORY: Final = Path(__file__).parent / "play"
 MESSAGES_DOMAIN: Final = "play"
@@ -57,20 +56,6 @@ PAGE_HEADERS: Final = [
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=()"),
 ]
-
-
-class PlayFiles(BaseLocalFileSystem):
-    """The page's files on the local disk. A path the file system refuses (a NUL byte, a
-    name too long, a character it cannot encode, a file taken for a directory) names no
-    file: 404, like any other path with no file, not the framework's 500."""
-
-    async def info(self, path: Any, **kwargs: Any) -> FileInfo:
-        try:
-            return await super().info(path, **kwargs)
-        except (FileNotFoundError, PermissionError):
-            raise
-        except (OSError, ValueError) as refused:
-            raise FileNotFoundError(f"no file at {path!r}") from refused
 
 
 def page_headers_middleware(app: ASGIApp) -> ASGIApp:
@@ -106,10 +91,9 @@ def page_messages(language: Language) -> dict[str, str | list[str]]:
 
 
 @cached("page_messages", len(LANGUAGES))
-def _messages_file(language: Language) -> tuple[bytes, str]:
+def _messages_file(language: Language) -> PageFile:
     """The JSON of a language's messages and its ETag (computed once)."""
-    body = msgspec.json.encode(page_messages(language))
-    return body, f'"{hashlib.sha256(body).hexdigest()[:32]}"'
+    return PageFile.of(msgspec.json.encode(page_messages(language)), "application/json")
 
 
 @get(
@@ -123,24 +107,51 @@ async def messages_file(request: Request[Any, Any, Any], name: FromPath[str]) ->
     language = _MESSAGE_FILES.get(name)
     if language is None:
         raise NotFoundException(f"The page's messages are {', '.join(_MESSAGE_FILES)}.")
-    body, etag = _messages_file(language)
-    if request.headers.get("if-none-match") == etag:
-        return Response(b"", status_code=304, headers={"etag": etag})
-    return Response(body, media_type="application/json", headers={"etag": etag})
+    return await answer(request, _messages_file(language), REVALIDATE)
 
 
-def play_router() -> Router:
-    """The static files of the page at ``/play`` (``/play`` and ``/play/`` give index.html),
-    and its messages at ``/play/messages/<language>.json``."""
-    router = create_static_files_router(
+def play_router(directory: Path = PLAY_DIRECTORY) -> Router:
+    """The page at ``/play`` (and ``/play/``, ``/play/index.html``: index.html), each of
+    its files under the digest of them all (``/play/<digest>/app.js``, immutable) and at
+    its own path (``/play/app.js``, revalidated), and its messages at
+    ``/play/messages/<language>.json``; every answer with the page's headers. The files
+    are those of ``directory`` at start-up (``service.web.files``)."""
+    files = PageFiles(directory)
+
+    @get("/", name="play/index", include_in_schema=False)
+    async def index(request: Request[Any, Any, Any]) -> Response[bytes]:
+        """``GET /play``: index.html, pointing at the files under the current digest."""
+        files.refresh()
+        return await answer(request, _found(files.get("index.html")), REVALIDATE)
+
+    @get("/{path:path}", name="play", include_in_schema=False)
+    async def page_file(
+        request: Request[Any, Any, Any], path: FromPath[PurePath]
+    ) -> Response[bytes]:
+        """``GET /play/<digest>/<name>`` (immutable; another digest than the current one
+        is a 404: a stale page, reloaded, gets the current one) or ``GET /play/<name>``."""
+        first, _, rest = path.as_posix().lstrip("/").partition("/")
+        if rest and DIGEST_SHAPE.fullmatch(first):
+            if first != files.digest:
+                files.refresh()  # another worker may have seen changed files first
+            if first != files.digest:
+                raise NotFoundException(
+                    "The page's files have changed since this page was loaded: load /play again."
+                )
+            return await answer(request, _found(files.get(rest)), IMMUTABLE)
+        files.refresh()
+        name = f"{first}/{rest}" if rest else first
+        return await answer(request, _found(files.get(name)), REVALIDATE)
+
+    return Router(
         path="/play",
-        directories=[PLAY_DIRECTORY],
-        file_system=PlayFiles(),
-        html_mode=True,
-        name="play",
-        include_in_schema=False,
-        cache_control=CacheControlHeader(no_cache=True),
+        route_handlers=[index, page_file, messages_file],
         middleware=[page_headers_middleware],
+        include_in_schema=False,
     )
-    router.register(messages_file)
-    return router
+
+
+def _found(file: PageFile | None) -> PageFile:
+    if file is None:
+        raise NotFoundException("The page has no such file.")
+    return file

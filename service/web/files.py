@@ -1,0 +1,323 @@
+"""The page's files, held in memory from start-up: fingerprinted, and compressed as the
+client accepts.
+
+At start-up the page's directory is read whole (its files, not hidden ones) and given a
+**digest**, the first 16 hex digits of a SHA-256 over every file's name and bytes
+(``directory_digest``). Each file is served twice:
+
+- under ``/play/<digest>/<name>``, with ``Cache-Control: public, max-age=31536000,
+  immutable``: what that URL names never changes, so a browser keeps it a year without
+  asking again. ``index.html`` (``/play``, ``/play/``) points at ``/play/<digest>/app.js``,
+  ``style.css`` and ``favicon.svg``; the modules import each other by relative paths
+  (``./ui.js``), so every import stays under the same digest. A digest other than the
+  current one is a 404 (its files are gone: a reload of ``/play`` gets the new digest);
+- at its own path (``/play/index.html``, ``/play/app.js``), with ``no-cache`` and an
+  ETag (a 304 when it matches), as before fingerprinting.
+
+The files are served from the copy read at start-up, never from the disk at request time
+(what a digest names is what was read with it), and a request's path is only ever a key
+looked up among them: a path no file system would take (a NUL byte, a name too long) is
+a 404 like any other name of no file. The answers that revalidate (``/play``, a file at
+its own path, an unknown digest) first compare the directory's names, sizes and
+modification times with those read: when a file has changed (a developer's edit, a
+worker that saw a deploy's files later than another), the directory is read again and
+the digest follows. A worker that has not yet seen the change finds the new digest
+unknown, looks, and then knows it.
+
+**Compression**: gzip (level 9) and brotli (quality 11) of the text files (HTML, CSS,
+JavaScript, JSON, SVG), chosen by the request's ``Accept-Encoding`` (its q-values
+honoured; brotli first on a tie; none when the header is absent, says ``identity``, or
+gives identity a higher q), with ``Vary: Accept-Encoding`` and each encoding its own
+ETag. A file is compressed once per encoding, on first use, in a thread (brotli at
+quality 11 takes some 20 ms for the largest file), and kept in the LRU
+``page_encodings`` (at most ``ENCODINGS_BOUND`` entries: every file of the page in both
+encodings, and the messages). Only the page's answers: the API's are never compressed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import mimetypes
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import anyio.to_thread
+import brotli  # type: ignore[import-untyped]
+from litestar import Request, Response
+
+from service.caching import LRU
+
+Coding = Literal["br", "gzip"]
+CODINGS: Final[tuple[Coding, ...]] = ("br", "gzip")  # on a tie of q-values, the first
+DIGEST_LENGTH: Final = 16
+DIGEST_SHAPE: Final = re.compile(f"[0-9a-f]{{{DIGEST_LENGTH}}}")
+IMMUTABLE: Final = "public, max-age=31536000, immutable"
+REVALIDATE: Final = "no-cache"
+ENCODINGS_BOUND: Final = 128
+
+_TYPES: Final = {
+    ".html": "text/html",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".txt": "text/plain",
+    ".webmanifest": "application/manifest+json",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".woff2": "font/woff2",
+}
+_COMPRESSIBLE: Final = ("text/", "application/json", "application/manifest+json", "image/svg+xml")
+_QVALUE: Final = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
+# A reference of index.html to one of the page's files, by its own path.
+_REFERENCE: Final = re.compile(r"""(\b(?:src|href)=")/play/([^"?#]+)(")""")
+
+ENCODINGS: Final[LRU[tuple[str, Coding], bytes]] = LRU("page_encodings", ENCODINGS_BOUND)
+
+
+def media_type(name: str) -> str:
+    suffix = Path(name).suffix.lower()
+    return _TYPES.get(suffix) or mimetypes.guess_type(name)[0] or "application/octet-stream"
+
+
+@dataclass(frozen=True, slots=True)
+class PageFile:
+    """A file's bytes, its media type and its tag (the first 32 hex digits of its
+    SHA-256: the ETag of its bytes as they are, ``"<tag>"``; an encoding's is
+    ``"<tag>-<coding>"``)."""
+
+    body: bytes
+    media_type: str
+    tag: str
+
+    @classmethod
+    def of(cls, body: bytes, media_type: str) -> PageFile:
+        return cls(body, media_type, hashlib.sha256(body).hexdigest()[:32])
+
+    @property
+    def compressible(self) -> bool:
+        return self.media_type.startswith(_COMPRESSIBLE)
+
+    def etag(self, coding: Coding | None) -> str:
+        return f'"{self.tag}"' if coding is None else f'"{self.tag}-{coding}"'
+
+
+def _compress(body: bytes, coding: Coding) -> bytes:
+    if coding == "gzip":
+        return gzip.compress(body, compresslevel=9, mtime=0)
+    compressed: bytes = brotli.compress(body, quality=11)
+    return compressed
+
+
+async def encoded(file: PageFile, coding: Coding) -> bytes | None:
+    """The file's body in ``coding`` (made in a thread once, then kept), or None where
+    that would not be smaller than the body itself."""
+    key = (file.tag, coding)
+    body = ENCODINGS.get(key)
+    if body is None:
+        body = await anyio.to_thread.run_sync(_compress, file.body, coding)
+        ENCODINGS.put(key, body)
+    return body if len(body) < len(file.body) else None
+
+
+def chosen_coding(accept_encoding: str | None) -> Coding | None:
+    """The coding of ``CODINGS`` an ``Accept-Encoding`` header asks for most (RFC 9110,
+    12.5.3; ``*`` stands for those it does not name), or None for the body as it is: no
+    header, no coding of them with a q-value above 0, or ``identity`` given a higher
+    q-value than the best of them (when the header names it, or ``*``). A q-value that
+    is not one (``q=2``, ``q=high``) makes its coding unacceptable; ``x-gzip`` is gzip;
+    of a coding named twice, the first counts.
+
+    >>> chosen_coding("gzip, deflate, br, zstd"), chosen_coding("gzip;q=1, br;q=0.5")
+    ('br', 'gzip')
+    >>> chosen_coding(None), chosen_coding("identity"), chosen_coding("br;q=0, gzip;q=0")
+    (None, None, None)
+    >>> chosen_coding("*"), chosen_coding("identity;q=1, gzip;q=0.5"), chosen_coding("*;q=0")
+    ('br', None, None)
+    """
+    if not accept_encoding:
+        return None
+    weights: dict[str, float] = {}
+    for part in accept_encoding.split(","):
+        name, _, parameters = part.partition(";")
+        name = name.strip().lower()
+        if not name:
+            continue
+        weight = 1.0
+        for parameter in parameters.split(";"):
+            key, _, value = parameter.partition("=")
+            if key.strip().lower() == "q":
+                value = value.strip()
+                weight = float(value) if _QVALUE.fullmatch(value) else 0.0
+        weights.setdefault("gzip" if name == "x-gzip" else name, weight)
+    anything = weights.get("*")
+    best, best_weight = None, 0.0
+    for coding in CODINGS:
+        weight = weights.get(coding, anything if anything is not None else 0.0)
+        if weight > best_weight:
+            best, best_weight = coding, weight
+    plain = weights.get("identity", anything if anything is not None else 0.0)
+    return best if best is not None and best_weight >= plain else None
+
+
+def not_modified(if_none_match: str | None, etag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``etag`` (weakly compared) or is ``*``."""
+    if if_none_match is None:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    return any(tag.strip().removeprefix("W/") == etag for tag in if_none_match.split(","))
+
+
+async def answer(
+    request: Request[Any, Any, Any], file: PageFile, cache_control: str
+) -> Response[bytes]:
+    """A page file in the encoding the request accepts (with its ETag, ``Vary`` and
+    ``cache_control``), or a 304 when the request already has it."""
+    coding = chosen_coding(request.headers.get("accept-encoding")) if file.compressible else None
+    body = file.body
+    if coding is not None:
+        compressed = await encoded(file, coding)
+        if compressed is None:
+            coding = None
+        else:
+            body = compressed
+    etag = file.etag(coding)
+    headers = {"cache-control": cache_control, "etag": etag}
+    if file.compressible:
+        headers["vary"] = "accept-encoding"
+    if not_modified(request.headers.get("if-none-match"), etag):
+        return Response(b"", status_code=304, headers=headers)
+    if coding is not None:
+        headers["content-encoding"] = coding
+    return Response(body, media_type=file.media_type, headers=headers)
+
+
+def _listing(directory: Path) -> list[tuple[str, int, int, int]]:
+    """The directory's files, not hidden ones, under it at any depth: name (relative,
+    with ``/``), size, modification time (ns) and inode (a file replaced by a rename),
+    sorted by name."""
+    found: list[tuple[str, int, int, int]] = []
+    pending = [(directory, "")]
+    while pending:
+        folder, prefix = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir():
+                    pending.append((Path(entry.path), f"{prefix}{entry.name}/"))
+                elif entry.is_file():
+                    stat = entry.stat()
+                    found.append((prefix + entry.name, stat.st_size, stat.st_mtime_ns, stat.st_ino))
+    return sorted(found)
+
+
+def _read(directory: Path, names: list[str]) -> dict[str, bytes]:
+    """The files' bytes; a file gone (or unreadable) since it was listed is left out:
+    the listing then differs from the directory's, and the next look reads it all again."""
+    contents: dict[str, bytes] = {}
+    for name in names:
+        try:
+            contents[name] = (directory / name).read_bytes()
+        except OSError:
+            continue
+    return contents
+
+
+def digest_of(contents: dict[str, bytes]) -> str:
+    """The digest of files by name: each name and its bytes, length-prefixed, in name order."""
+    digest = hashlib.sha256()
+    for name in sorted(contents):
+        encoded_name = name.encode()
+        for part in (encoded_name, contents[name]):
+            digest.update(len(part).to_bytes(8, "big"))
+            digest.update(part)
+    return digest.hexdigest()[:DIGEST_LENGTH]
+
+
+def directory_digest(directory: Path) -> str:
+    """The digest of the files of ``directory`` (not hidden ones), as ``PageFiles`` gives it."""
+    return digest_of(_read(directory, [name for name, *_ in _listing(directory)]))
+
+
+def fingerprinted(index: str, digest: str, names: frozenset[str]) -> str:
+    """``index.html`` with its references to the page's files (``src="/play/app.js"``)
+    under the digest (``src="/play/<digest>/app.js"``); other references as they are.
+
+    >>> index = '<link href="/play/style.css"><a href="/play/x.css">'
+    >>> fingerprinted(index, "ab12", frozenset({"style.css"}))
+    '<link href="/play/ab12/style.css"><a href="/play/x.css">'
+    """
+
+    def place(found: re.Match[str]) -> str:
+        before, name, after = found.groups()
+        if name not in names or name == "index.html":
+            return found[0]
+        return f"{before}/play/{digest}/{name}{after}"
+
+    return _REFERENCE.sub(place, index)
+
+
+def preloading(index: str, digest: str, names: frozenset[str]) -> str:
+    """``index.html`` (fingerprinted) naming every other module of the page in a
+    ``modulepreload`` link, so that a first load asks for them side by side rather than
+    one import after another.
+
+    >>> page = preloading('<head><script src="/play/ab/app.js"></script></head>', "ab",
+    ...                   frozenset({"app.js", "ui.js", "style.css"}))
+    >>> page.count("modulepreload"), '"/play/ab/ui.js"' in page
+    (1, True)
+    """
+    links = "".join(
+        f'<link rel="modulepreload" href="/play/{digest}/{name}">\n'
+        for name in sorted(names)
+        if name.endswith(".js") and f'"/play/{digest}/{name}"' not in index
+    )
+    return index.replace("</head>", links + "</head>", 1)
+
+
+class PageFiles:
+    """The page's files as read from ``directory``: ``digest``, and ``files`` by name
+    (``index.html`` pointing at the others under the digest)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._load(_listing(directory))
+
+    def _load(self, listing: list[tuple[str, int, int, int]]) -> None:
+        contents = _read(self.directory, [name for name, *_ in listing])
+        digest = digest_of(contents)
+        files = {name: PageFile.of(body, media_type(name)) for name, body in contents.items()}
+        index = contents.get("index.html")
+        if index is not None:
+            names = frozenset(files)
+            text = fingerprinted(index.decode(errors="surrogateescape"), digest, names)
+            text = preloading(text, digest, names)
+            body = text.encode(errors="surrogateescape")
+            files["index.html"] = PageFile.of(body, media_type("index.html"))
+        self.listing = listing
+        self.digest = digest
+        self.files = files
+
+    def refresh(self) -> None:
+        """Read the directory again if a file has changed, come or gone since it was read
+        (a directory that cannot be listed leaves the files as they are)."""
+        try:
+            listing = _listing(self.directory)
+        except OSError:
+            return
+        if listing != self.listing:
+            self._load(listing)
+
+    def get(self, name: str) -> PageFile | None:
+        return self.files.get(name)
+
+    def held_bytes(self) -> int:
+        """The bytes of the files held (their compressed forms are ``ENCODINGS``')."""
+        return sum(len(file.body) for file in self.files.values())
