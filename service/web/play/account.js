@@ -1,14 +1,62 @@
 // @ts-check
 // Account: the player's name and time zone, their statistics, and moving the player to
 // another device.
-import { api } from './api.js';
+import { api, ApiError } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
-import { browserTimeZone, changePlayer, claim, ensurePlayer, offerTransfer, refreshPlayer } from './player.js';
+import { browserTimeZone, changePlayer, claim, ensurePlayer, loadJSON, offerTransfer, refreshPlayer, saveJSON, todayIn } from './player.js';
 import { renderStats } from './stats.js';
-import { _, formatDate, formatNumber, formatTime } from './strings.js';
+import { _, formatDate, formatMoment, formatNumber, formatTime, locale, zoneName, zoneOffset } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
+
+// The name this browser gives a zone (Chromium: Asia/Calcutta for Asia/Kolkata), or null.
+/** @param {string} zone */
+function canonical(zone) {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {string} a
+ * @param {string} b
+ */
+function sameZone(a, b) {
+  return a === b || (canonical(a) !== null && canonical(a) === canonical(b));
+}
+
+// The zones to choose from: every zone this browser knows (Intl.supportedValuesOf; else
+// the device's), UTC, and the player's own under its own name (in place of this browser's
+// name for it). Each named by its city and its offset now ("Oslo (UTC+1)"), sorted by
+// offset, then by name in the page's language.
+/**
+ * @param {string} current the player's zone
+ * @returns {{zone: string, name: string, offset: number}[]}
+ */
+export function zoneChoices(current) {
+  /** @type {string[]} */
+  let known = [];
+  try {
+    known = Intl.supportedValuesOf('timeZone');
+  } catch {
+    known = [];
+  }
+  const zones = new Set(known);
+  for (const zone of [browserTimeZone(), 'UTC']) if (!zones.has(zone) && !zones.has(canonical(zone) ?? zone)) zones.add(zone);
+  if (!zones.has(current)) {
+    const alias = canonical(current);
+    if (alias) zones.delete(alias);
+    zones.add(current);
+  }
+  const now = new Date();
+  const collator = new Intl.Collator(locale());
+  return [...zones]
+    .map((zone) => ({ zone, name: zoneName(zone, now), offset: zoneOffset(zone, now) }))
+    .sort((a, b) => a.offset - b.offset || collator.compare(a.name, b.name));
+}
 
 /**
  * @param {{onClaimed: () => void}} options onClaimed: this browser became another player
@@ -36,7 +84,7 @@ export function accountView({ onClaimed }) {
       clear(codeArea,
         h('p', { class: 'muted-text' }, _('Your transfer code')),
         h('p', { class: 'box-code', 'data-code': offer.display_code }, offer.display_code),
-        h('p', { class: 'muted-text small' }, _('Valid until {time}. Shown once: a new code replaces it.', { time: formatTime(offer.expires_at) })));
+        h('p', { class: 'muted-text small' }, _('Valid until {time}. Shown once: a new code replaces it.', { time: formatMoment(offer.expires_at) })));
     } catch (error) {
       clear(codeArea, errorNote(error));
     } finally {
@@ -77,6 +125,7 @@ export function accountView({ onClaimed }) {
   const el = h('section', { class: 'view view-account' }, viewHeader(_('Account'), _('Your player lives in this browser. No e-mail, no password.')), card, statsPanel, move, claimForm);
 
   async function showStats() {
+    statsPanel.hidden = false;
     clear(statsBody, loading());
     try {
       await ensurePlayer();
@@ -84,11 +133,15 @@ export function accountView({ onClaimed }) {
       const stats = await api('GET', '/v1/players/me/stats', { auth: true });
       clear(statsBody, renderStats(stats));
     } catch (error) {
-      clear(statsBody, errorNote(error, showStats));
+      // A player moved to another device has no statistics here: the card above says so.
+      if (error instanceof ApiError && error.status === 401) statsPanel.hidden = true;
+      else clear(statsBody, errorNote(error, showStats));
     }
   }
 
-  async function render() {
+  /** @param {{zoneSaved?: boolean}} [options] zoneSaved: say the time zone was saved */
+  async function render({ zoneSaved = false } = {}) {
+    move.hidden = false;
     clear(card, loading());
     try {
       await ensurePlayer();
@@ -110,34 +163,71 @@ export function accountView({ onClaimed }) {
           clear(nameNote, errorNote(error));
         }
       });
-      const zone = browserTimeZone();
-      const zoneNote = h('div', { 'aria-live': 'polite' });
-      const useZone = zone !== player.time_zone
-        ? h('button', {
+      // The time zone: a picker of every zone by city and offset, saved with a button (it
+      // can change once in 24 hours: the server refuses a second change sooner, saying when).
+      const zoneId = uniqueId('zone');
+      const zoneNote = h('div', { 'aria-live': 'polite' }, zoneSaved ? h('p', { class: 'good' }, _('Saved.')) : null);
+      const zoneSelect = h('select', { id: zoneId, name: 'time_zone', class: 'zone-select', 'aria-describedby': `${zoneId}-help` },
+        zoneChoices(player.time_zone).map((choice) => h('option', { value: choice.zone, selected: choice.zone === player.time_zone }, choice.name)));
+      const saveZone = h('button', { type: 'submit', class: 'secondary', disabled: true }, _('Save time zone'));
+      const zoneNow = h('p', { class: 'field-help zone-now' });
+      const showZone = () => {
+        saveZone.disabled = zoneSelect.value === player.time_zone;
+        zoneNow.textContent = _('Time there now: {time}', { time: formatTime(new Date(), zoneSelect.value) });
+      };
+      zoneSelect.addEventListener('change', () => {
+        clear(zoneNote);
+        showZone();
+      });
+      showZone();
+      /** @param {string} zone */
+      const changeZone = async (zone) => {
+        clear(zoneNote, loading());
+        try {
+          await changePlayer({ time_zone: zone });
+          render({ zoneSaved: true });
+        } catch (error) {
+          const possibleAt = error instanceof ApiError && error.is('time-zone-change-too-soon') ? error.problem.possible_at : null;
+          zoneSelect.value = player.time_zone; // unchanged: the picker says so
+          showZone();
+          clear(zoneNote, errorNote(typeof possibleAt === 'string'
+            ? _('Your time zone changed less than 24 hours ago; it can change again from {time}.', { time: formatMoment(possibleAt) })
+            : error));
+        }
+      };
+      const zoneForm = h('form', { class: 'field zone-field' },
+        h('label', { for: zoneId }, _('Time zone')),
+        h('div', { class: 'inline' }, zoneSelect, saveZone),
+        zoneNote,
+        zoneNow,
+        h('p', { class: 'field-help', id: `${zoneId}-help` }, _('Your Daily Dice day follows it. It can change once in 24 hours.')));
+      zoneForm.addEventListener('submit', (event) => {
+        event.preventDefault();
+        if (zoneSelect.value !== player.time_zone) changeZone(zoneSelect.value);
+      });
+      const device = browserTimeZone();
+      const useZone = sameZone(device, player.time_zone)
+        ? null
+        : h('button', {
           type: 'button',
           class: 'secondary',
-          onclick: async () => {
-            try {
-              await changePlayer({ time_zone: zone });
-              render();
-            } catch (error) {
-              clear(zoneNote, errorNote(error));
-            }
+          onclick: () => {
+            zoneSelect.value = device;
+            showZone();
+            changeZone(device);
           },
-        }, _('Use this device’s time zone ({zone})', { zone }))
-        : null;
+        }, _('Use this device’s time zone: {zone}', { zone: zoneName(device) }));
       clear(card,
         h('h2', {}, _('Your player')),
         nameForm,
-        h('div', { class: 'field' },
-          h('span', { class: 'label' }, _('Time zone')),
-          h('p', { class: 'zone' }, player.time_zone),
-          h('p', { class: 'field-help' }, _('Your Daily Dice day follows it. It can change once in 24 hours.')),
-          useZone, zoneNote),
+        zoneForm,
+        useZone,
         h('p', { class: 'muted-text' }, _('Streak: {current} (best {best})', { current: formatNumber(me.streak.current), best: formatNumber(me.streak.best) })),
-        h('p', { class: 'muted-text small' }, _('Playing since {date}', { date: formatDate(me.created_at.slice(0, 10)) })));
+        h('p', { class: 'muted-text small' }, _('Playing since {date}', { date: formatDate(todayIn(player.time_zone, new Date(me.created_at))) })));
     } catch (error) {
-      clear(card, errorNote(error, render));
+      // A player moved to another device (401): said, with nothing of theirs to move from here.
+      if (error instanceof ApiError && error.status === 401) move.hidden = true;
+      clear(card, errorNote(error, () => render()));
     }
   }
 
@@ -151,4 +241,51 @@ export function accountView({ onClaimed }) {
       el.remove();
     },
   };
+}
+
+// A name, asked for the first time a player without one makes, joins or plays a Friend
+// Box or a series: optional (Not now, Escape or an empty name skip it), and asked once
+// per player on this browser whatever the answer. Resolves once the question is closed.
+/** @returns {Promise<void>} */
+export async function askName() {
+  const player = await ensurePlayer();
+  const asked = `nameAsked.${player.id}`;
+  if (player.name || loadJSON(asked)) return;
+  saveJSON(asked, true);
+  const titleId = uniqueId('name-prompt');
+  const inputId = uniqueId('name-prompt-input');
+  const input = h('input', { id: inputId, type: 'text', maxlength: '40', autocomplete: 'nickname', autofocus: true, 'aria-describedby': `${titleId}-help` });
+  const note = h('div', { 'aria-live': 'polite' });
+  const save = h('button', { type: 'submit', class: 'primary' }, _('Save name'));
+  const form = h('form', { class: 'name-prompt-form', novalidate: true },
+    h('h2', { id: titleId }, _('What should your friends call you?')),
+    h('p', { class: 'muted-text', id: `${titleId}-help` }, _('Your name shows on Friend Box results and series standings. Without one you are “Anonymous”; you can change it on the Account tab any time.')),
+    h('div', { class: 'field' }, h('label', { for: inputId }, _('Name')), input),
+    note,
+    h('div', { class: 'actions' }, save, h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, _('Not now'))));
+  const dialog = h('dialog', { class: 'name-prompt', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-help` }, form);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const name = input.value.trim();
+    if (!name) {
+      dialog.close();
+      return;
+    }
+    save.disabled = true;
+    try {
+      await changePlayer({ name });
+      dialog.close();
+    } catch (error) {
+      clear(note, errorNote(error));
+      input.focus();
+    } finally {
+      save.disabled = false;
+    }
+  });
+  document.body.append(dialog);
+  await new Promise((resolve) => {
+    dialog.addEventListener('close', resolve, { once: true });
+    dialog.showModal();
+  });
+  dialog.remove();
 }

@@ -44,7 +44,11 @@ const factories = {
   friends: friendsView,
   box: boxView,
   solo: soloView,
-  account: () => accountView({ onClaimed: () => resetViews({ keepAccount: true }) }),
+  account: () => accountView({ onClaimed: () => {
+    signedOut = false; // a player claimed here: signed in again
+    banner.hidden = true;
+    resetViews({ keepAccount: true });
+  } }),
 };
 
 function logo() {
@@ -81,13 +85,23 @@ function globe() {
     svg('path', { d: 'M3 12h18M12 3c2.5 2.6 3.8 5.6 3.8 9s-1.3 6.4-3.8 9c-2.5-2.6-3.8-5.6-3.8-9S9.5 5.6 12 3z' }));
 }
 
+// To the account's transfer code field: a code from the device the player is on now.
+function enterCode() {
+  const focus = () => /** @type {HTMLElement | null} */ (main.querySelector('.view-account form .code-input'))?.focus();
+  if (parseHash().name === 'account') focus();
+  else {
+    window.addEventListener('hashchange', focus, { once: true }); // after route() has built the view
+    location.hash = '#account';
+  }
+}
+
 // The page's frame (header, tabs, banner, footer) in the current language.
 function build() {
   nav = h('nav', { class: 'tabs', 'aria-label': _('Game modes') },
     ROUTES.map((name) => h('a', { href: `#${name}`, class: 'tab', 'data-view': name }, _(TITLES[name]))));
   banner = h('div', { class: 'banner', role: 'alert', hidden: !signedOut },
-    h('p', {}, _('This browser is no longer signed in as its player (was it moved to another device?).')),
-    h('button', {
+    h('p', {}, _('This device’s player has moved to another device (a transfer code was used there). Start as a new player here, or enter a transfer code to bring a player back.')),
+    h('div', { class: 'actions' }, h('button', {
       type: 'button',
       class: 'primary',
       onclick: () => {
@@ -97,7 +111,8 @@ function build() {
         resetViews();
         route();
       },
-    }, _('Start as a new player')));
+    }, _('Start as a new player')),
+    h('button', { type: 'button', class: 'secondary', onclick: enterCode }, _('I have a transfer code'))));
   switcher = languageSwitcher();
   main.prepend(banner);
   /** @type {HTMLElement} */ (document.getElementById('app')).replaceChildren(
@@ -150,6 +165,13 @@ function parseHash() {
   return { name: ROUTES.find((name) => name === hash) ?? 'daily' };
 }
 
+// The Friend Box tab leads back to the box in the address (#box=CODE) while one is open:
+// set on a route to it, and when the box view puts a box in the address (shutbox:address).
+function boxTab() {
+  const { name, code } = parseHash();
+  if (name === 'box') nav.querySelector('a[data-view="box"]')?.setAttribute('href', code ? `#box=${encodeURIComponent(code)}` : '#box');
+}
+
 /** @param {{focus?: boolean}} [options] focus: the view's heading */
 function route({ focus = false } = {}) {
   const { name, code, series } = parseHash();
@@ -157,6 +179,7 @@ function route({ focus = false } = {}) {
     if (link.dataset.view === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
+  boxTab();
   if (!views.has(name)) {
     const view = factories[name]();
     views.set(name, view);
@@ -173,4 +196,5 @@ function route({ focus = false } = {}) {
 
 build();
 window.addEventListener('hashchange', () => route({ focus: true }));
+window.addEventListener('shutbox:address', boxTab);
 route();

@@ -7,7 +7,7 @@ import { clear, h, uniqueId } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, saveJSON } from './player.js';
 import { renderResult } from './result.js';
-import { _, formatDate, formatNumber } from './strings.js';
+import { _, formatDate, formatMoment, formatNumber } from './strings.js';
 import { errorNote, loading } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
@@ -89,7 +89,8 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
       else clear(runs, h('ol', { class: 'practice-list' }, rows));
       if (next && more.hidden) rows[0]?.focus(); // the button went: the focus to what it brought
     } catch (error) {
-      clear(runs, errorNote(error, () => list()));
+      // A player moved to another device (401): the view above says so, once.
+      clear(runs, error instanceof ApiError && error.status === 401 ? null : errorNote(error, () => list()));
     } finally {
       more.disabled = false;
     }
@@ -130,7 +131,12 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
       // the way: the run is kept, to send again. Anything else: it can't be sent.
       const again = error instanceof ApiError && (error.is('date-not-closed') || error.status === 0 || error.status >= 500 || error.status === 429);
       if (!again) saveJSON(storageKey, null);
-      clear(stage, errorNote(error, again ? () => submit(day, moves, key, storageKey) : null), h('div', { class: 'actions' }, backButton));
+      // The server names the moment the date closes: written here in the player's zone.
+      const closesAt = error instanceof ApiError && error.is('date-not-closed') ? error.problem.closes_at : null;
+      const problem = typeof closesAt === 'string'
+        ? _('{date} is still open somewhere on Earth; it can be practised once it has closed everywhere, from {time}.', { date: formatDate(day), time: formatMoment(closesAt) })
+        : error;
+      clear(stage, errorNote(problem, again ? () => submit(day, moves, key, storageKey) : null), h('div', { class: 'actions' }, backButton));
     }
   }
 

@@ -1,17 +1,26 @@
 // @ts-check
 // Friend Box: make a box and share its code, or open one by code; play it blind or
 // against the owner's final position; the result versus the owner and everyone's results.
+// The box being played is in the address (#box=CODE, the link that is shared), so that a
+// reload resumes it and Back leaves it; the player's own result and analysis come back
+// from the API on a later visit, on any device.
+import { askName } from './account.js';
 import { api, ApiError, uuid } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
 import { copyButton, renderResult } from './result.js';
-import { _, formatNumber, formatTime, ngettext } from './strings.js';
+import { _, formatNumber, formatScore, formatTime, ngettext } from './strings.js';
 import { errorNote, loading, rulesForm, rulesSummary, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {import('./rules.js').Move} Move */
 /** @typedef {'blind' | 'target'} Mode */
+/**
+ * What this browser keeps of a box, per player: the mode it was opened in, and whether
+ * the player has played it (their run itself is the API's: GET /v1/boxes/{code}/runs/me).
+ * @typedef {{mode?: Mode, played?: boolean}} Kept
+ */
 
 /** @param {number} count */
 function playersSoFar(count) {
@@ -21,6 +30,66 @@ function playersSoFar(count) {
 /** @param {string} code */
 function boxLink(code) {
   return `${location.origin}/play#box=${encodeURIComponent(code)}`;
+}
+
+// A code as the API reads it: case, spaces and hyphens don't matter.
+/** @param {string} code */
+function normalCode(code) {
+  return code.toUpperCase().replace(/[\s-]/g, '');
+}
+
+// The box the address names (#box=CODE), as the router reads it; null: none.
+function addressedCode() {
+  const match = decodeURIComponent(location.hash.replace(/^#/, '')).match(/^box=(.+)$/);
+  return match ? normalCode(match[1]) : null;
+}
+
+/** @param {string} code */
+function keptKey(code) {
+  return `boxes.${storedPlayer()?.id}.${code}`;
+}
+
+/**
+ * @param {string} code
+ * @returns {Kept}
+ */
+function kept(code) {
+  const value = loadJSON(keptKey(code));
+  return value && typeof value === 'object' ? value : {};
+}
+
+/**
+ * @param {string} code
+ * @param {Kept} change
+ */
+function keep(code, change) {
+  saveJSON(keptKey(code), { ...kept(code), ...change });
+}
+
+// The share sheet where the browser has one (the Web Share API): a line with the link in
+// it. Copying the link is always there too (and the way where there is no share sheet).
+/**
+ * @param {string} displayCode
+ * @param {string} link
+ */
+function shareActions(displayCode, link) {
+  const share = typeof navigator.share === 'function'
+    ? h('button', {
+      type: 'button',
+      class: 'primary share-button',
+      onclick: async () => {
+        try {
+          await navigator.share({
+            title: _('Box {code}', { code: displayCode }),
+            text: _('Play Friend Box {code} on the same dice as me: {link}', { code: displayCode, link }),
+          });
+        } catch {
+          // Closed without sharing, or not allowed here: the link can still be copied.
+        }
+      },
+    }, _('Share'))
+    : null;
+  return h('div', { class: 'actions box-share' }, share, copyButton(() => link, _('Copy link')));
 }
 
 /** @returns {import('./ui.js').View} */
@@ -72,34 +141,57 @@ export function boxView() {
 
   /** @type {import('./game.js').Round | null} */
   let round = null;
+  /** @type {string | null} the box shown (or being opened), its code as the API writes it */
+  let current = null;
+
+  // The box named in the address from now on (Back leaves it); the router told of it.
+  /** @param {Schemas['BoxOut']} box */
+  function address(box) {
+    if (addressedCode() === box.code) return;
+    history.pushState(null, '', `#box=${encodeURIComponent(box.display_code)}`);
+    window.dispatchEvent(new CustomEvent('shutbox:address'));
+  }
+
+  // Back to the forms: the box left (its progress stays kept).
+  function close() {
+    round?.destroy();
+    round = null;
+    current = null;
+    clear(active);
+    forms.hidden = false;
+  }
 
   /**
-   * @param {string} code
+   * @param {Schemas['BoxOut']} box
    * @param {HTMLElement} into
-   * @param {(count: number) => void} [onCount]
+   * @param {(count: number) => void} onCount
    */
-  async function results(code, into, onCount = () => {}) {
+  async function results(box, into, onCount) {
+    const code = box.code;
     clear(into, loading());
     try {
       /** @type {Schemas['BoxResult'][]} */
       const list = await api('GET', `/v1/boxes/${encodeURIComponent(code)}/results`, { auth: true });
       onCount(list.length);
+      const scoring = box.rules.scoring;
       clear(into, h('h3', {}, _('Results')), list.length
-        ? h('ol', { class: 'results' }, list.map((r, i) => h('li', {},
-          h('span', { class: 'results-rank' }, formatNumber(i + 1)),
-          h('span', { class: 'results-name' }, r.name ?? _('Anonymous')),
-          h('span', { class: 'results-score' }, formatNumber(r.score), r.shut ? h('span', { class: 'chip chip-best' }, _('shut')) : null),
-          h('span', { class: 'chip' }, r.mode === 'target' ? _('target') : _('blind')),
-          h('time', { class: 'results-time', datetime: r.submitted_at }, formatTime(r.submitted_at)))))
-        : h('p', { class: 'muted-text' }, _('No results yet.')));
+        ? h('ol', { class: 'results' }, list.map((r) => {
+          // Best first, each with its place as the API gives it (ties share it: 1, 1, 3).
+          return h('li', { class: r.me ? 'is-you' : null, 'data-rank': r.place },
+            h('span', { class: 'results-rank' }, formatNumber(r.place)),
+            h('span', { class: 'results-who' },
+              h('span', { class: 'results-name' }, r.name ?? _('Anonymous')),
+              r.me ? h('span', { class: 'chip chip-you' }, _('you')) : null,
+              r.owner ? h('span', { class: 'chip chip-owner' }, _('owner')) : null),
+            h('span', { class: 'results-score' }, formatScore(r.score, scoring), r.shut ? h('span', { class: 'chip chip-best' }, _('shut')) : null),
+            h('span', { class: 'chip' }, r.mode === 'target' ? _('target') : _('blind')),
+            h('time', { class: 'results-time', datetime: r.submitted_at }, formatTime(r.submitted_at)));
+        }))
+        : h('p', { class: 'muted-text' }, _('No results yet.')),
+      shareActions(box.display_code, boxLink(box.display_code)));
     } catch (error) {
       clear(into, errorNote(error));
     }
-  }
-
-  /** @param {string} code */
-  function playedKey(code) {
-    return `boxes.${storedPlayer()?.id}.${code}`;
   }
 
   /**
@@ -111,6 +203,9 @@ export function boxView() {
     round?.destroy();
     round = null;
     const code = box.code;
+    current = code;
+    address(box);
+    keep(code, { mode });
     const target = box.target ?? null;
     const runMode = target ? 'target' : mode; // a player shown the target plays a target run
     const progressKey = `progress.box.${storedPlayer()?.id}.${code}`;
@@ -133,22 +228,35 @@ export function boxView() {
     title.focus();
 
     /**
-     * @param {Schemas['BoxRunResult'] | null} result
+     * @param {Schemas['BoxRunResult'] | null} result the run just sent; null: one sent before
      * @param {string} [note]
      */
-    const finished = (result, note) => {
+    const finished = async (result, note) => {
       round?.destroy();
       round = null;
       saveJSON(progressKey, null);
-      saveJSON(playedKey(code), { played: true });
-      const view = result ? renderResult(result, { title: _('Your result') }) : null;
+      keep(code, { played: true });
       forms.hidden = false;
-      clear(stage, note ? h('p', { class: 'note' }, note) : null, view);
+      const noted = note ? h('p', { class: 'note' }, note) : null;
       stage.after(resultsBox);
-      results(code, resultsBox, (count) => {
+      results(box, resultsBox, (count) => {
         players.textContent = playersSoFar(count);
       });
-      view?.focusHeading();
+      let shown = result;
+      if (!shown) {
+        // Played before (here or on another device): the API has the run as it was answered.
+        clear(stage, noted, loading());
+        try {
+          shown = /** @type {Schemas['BoxRunResult']} */ (await api('GET', `/v1/boxes/${encodeURIComponent(code)}/runs/me`, { auth: true }));
+        } catch (error) {
+          if (current === code) clear(stage, noted, errorNote(error, () => finished(null, note)));
+          return;
+        }
+        if (current !== code) return;
+      }
+      const view = renderResult(shown, { title: _('Your result') });
+      clear(stage, noted, view);
+      view.focusHeading();
     };
 
     /**
@@ -162,8 +270,10 @@ export function boxView() {
         const result = await api('POST', `/v1/boxes/${encodeURIComponent(code)}/runs`, {
           body: /** @satisfies {Schemas['BoxRunSubmission']} */ ({ moves, mode: runMode }), auth: true, idempotencyKey: key,
         });
-        finished(result);
+        if (current === code) finished(result);
+        else keep(code, { played: true }); // left meanwhile: shown on a later visit
       } catch (error) {
+        if (current !== code) return;
         if (error instanceof ApiError && error.is('already-played')) {
           finished(null, error.detail);
           return;
@@ -172,7 +282,7 @@ export function boxView() {
       }
     };
 
-    if (loadJSON(playedKey(code))?.played) {
+    if (kept(code).played) {
       finished(null, _('You have played this box already.'));
       return;
     }
@@ -203,13 +313,20 @@ export function boxView() {
       codeInput.focus();
       return;
     }
+    const asked = normalCode(code);
+    current = asked;
     openButton.disabled = true;
     try {
       await ensurePlayer();
       /** @type {Schemas['BoxOut']} */
       const box = await api('GET', `/v1/boxes/${encodeURIComponent(code.trim())}?mode=${mode}`, { auth: true });
+      if (current !== asked) return; // another box asked for meanwhile, or left
+      await askName(); // once the box is found: a mistyped code is told at once
+      if (current !== asked) return;
       activate(box, mode);
     } catch (error) {
+      if (current !== asked) return;
+      current = null;
       codeInput.setAttribute('aria-invalid', 'true');
       clear(openError, errorNote(error));
       codeInput.focus();
@@ -228,22 +345,31 @@ export function boxView() {
   createForm.addEventListener('submit', async (event) => {
     event.preventDefault();
     createButton.disabled = true;
-    clear(created, loading());
+    clear(created);
     try {
       await ensurePlayer();
+      await askName();
+      clear(created, loading());
       /** @type {Schemas['CreatedBox']} */
       const box = await api('POST', '/v1/boxes', { body: /** @satisfies {Schemas['NewBox']} */ ({ rules: form.value() }), auth: true, idempotencyKey: uuid() });
       const link = boxLink(box.display_code);
+      const codeId = uniqueId('new-box');
+      const heading = h('h3', { tabindex: '-1', 'aria-describedby': codeId }, _('Your box is ready'));
       clear(created,
-        h('h3', {}, _('Your box is ready')),
-        h('p', { class: 'box-code', 'data-code': box.display_code }, box.display_code),
+        heading,
+        h('p', { class: 'box-code', id: codeId, 'data-code': box.display_code }, box.display_code),
         h('p', { class: 'muted-text' }, _('Share this code or link with your friends, then play it yourself.')),
         h('p', { class: 'box-link' }, h('a', { href: link }, link)),
+        shareActions(box.display_code, link),
         h('div', { class: 'actions' },
-          copyButton(() => link, _('Copy link')),
           h('button', { type: 'button', class: 'primary', onclick: () => activate({ ...box, players: 0 }, 'blind', { autostart: true }) }, _('Play it now'))));
+      // The code in view and the focus on it (the button it came from was disabled meanwhile).
+      heading.focus({ preventScroll: true });
+      created.scrollIntoView({ block: 'nearest' });
     } catch (error) {
       clear(created, errorNote(error));
+      createButton.disabled = false;
+      createButton.focus();
     } finally {
       createButton.disabled = false;
     }
@@ -251,13 +377,18 @@ export function boxView() {
 
   return {
     el,
+    // #box=CODE: that box (kept as it is when it is the one shown); #box: the forms.
     show(params = {}) {
-      if (params.code) {
-        codeInput.value = params.code;
-        const blind = /** @type {HTMLInputElement} */ (openForm.querySelector(`input[name="${modeName}"][value="blind"]`));
-        blind.checked = true;
-        open(params.code, 'blind');
+      if (!params.code) {
+        if (current) close();
+        return;
       }
+      if (current === normalCode(params.code)) return;
+      const mode = kept(normalCode(params.code)).mode ?? 'blind';
+      codeInput.value = params.code;
+      const radio = /** @type {HTMLInputElement} */ (openForm.querySelector(`input[name="${modeName}"][value="${mode}"]`));
+      radio.checked = true;
+      open(params.code, mode);
     },
     destroy() {
       round?.destroy();

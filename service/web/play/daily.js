@@ -7,7 +7,7 @@ import { clear, h } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, refreshPlayer, saveJSON, todayIn } from './player.js';
 import { renderResult } from './result.js';
-import { _, formatDate } from './strings.js';
+import { _, formatDate, zoneName } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
@@ -52,7 +52,7 @@ export function dailyView() {
       share: () => api('GET', `/v1/daily/${day}/share`, { auth: true }).then((/** @type {Schemas['ShareText']} */ answer) => answer.text),
     });
     clear(body, note ? h('p', { class: 'note' }, note) : null, view,
-      h('p', { class: 'muted-text small' }, _('New dice at midnight ({zone}).', { zone: player.time_zone })));
+      h('p', { class: 'muted-text small' }, _('New dice at midnight in {zone}.', { zone: zoneName(player.time_zone) })));
     view.focusHeading();
   }
 

@@ -5,7 +5,7 @@ import { uuid } from './api.js';
 import { clear, die, h } from './dom.js';
 import { loadJSON, saveJSON } from './player.js';
 import * as R from './rules.js';
-import { _, formatMove, formatNumber, formatPercent } from './strings.js';
+import { _, formatMove, formatNumber, formatPercent, formatScore } from './strings.js';
 
 const EDITABLE = 'input, select, textarea, [contenteditable=""], [contenteditable="true"]';
 
@@ -79,8 +79,30 @@ export class Round {
     const target = this.phase === 'move'
       ? this.tileButtons.find((b) => !b.disabled)
       : this.actions.querySelector('button');
-    this.el.scrollIntoView({ block: 'nearest' });
+    this.revealBoard();
     target?.focus({ preventScroll: true });
+  }
+
+  // Scroll the page as little as it takes to show these parts of the round whole, from
+  // the top of the first to the bottom of the last (from the first's top where they are
+  // taller than the window): on a phone the dice, tiles and buttons of a roll in view.
+  /**
+   * @param {HTMLElement} first
+   * @param {HTMLElement} [last]
+   */
+  reveal(first, last = first) {
+    if (!this.el.isConnected || first.hidden) return;
+    const margin = 8;
+    const top = first.getBoundingClientRect().top - margin;
+    const bottom = last.getBoundingClientRect().bottom + margin;
+    const height = window.innerHeight;
+    const delta = top < 0 || bottom - top > height ? top : bottom > height ? bottom - height : 0;
+    if (delta) window.scrollBy({ top: delta, left: 0, behavior: 'auto' });
+  }
+
+  // What a roll made: its dice, the tiles and the buttons.
+  revealBoard() {
+    this.reveal(this.rollNumber.parentElement ?? this.el, this.actions.childElementCount ? this.actions : this.status);
   }
 
   destroy() {
@@ -160,6 +182,7 @@ export class Round {
       this.legal = [];
       this.render();
       this.say(_('Roll {roll}: roll one die or two?', { roll: this.index + 1 }));
+      this.revealBoard();
       this.keepFocus(this.actions.querySelector('button'));
       return;
     }
@@ -189,6 +212,7 @@ export class Round {
     this.render(true);
     const ask = _('Close tiles that add up to {total}.', { total: this.total });
     this.say(`${spoken} ${ask}`);
+    this.revealBoard();
     this.keepFocus(this.tileButtons.find((b) => !b.disabled));
   }
 
@@ -206,7 +230,10 @@ export class Round {
       else return;
     }
     this.render();
-    if (this.legal.includes(this.selected)) this.say(_('{tiles} selected. Press Enter to close them.', { tiles: formatMove(R.tilesOf(this.selected)) }));
+    if (this.legal.includes(this.selected)) {
+      this.say(_('{tiles} selected. Press Enter to close them.', { tiles: formatMove(R.tilesOf(this.selected)) }));
+      this.reveal(this.tiles, this.actions); // the Close button it enabled
+    }
   }
 
   /** @param {number} mask */
@@ -235,18 +262,20 @@ export class Round {
     this.selected = 0;
     const open = R.tilesOf(this.position);
     const finalScore = R.score(this.rules, this.position);
+    const score = formatScore(finalScore, this.rules.scoring);
     this.render();
     const must = R.tileToClose(this.rules, this.position);
     const message = this.position === 0
       ? _('You shut the box!')
       : this.roll && R.stopsTurn(this.rules, this.roll, this.count)
-        ? _('A total of {total} ends the turn. Score {score}.', { total: this.total, score: formatNumber(finalScore) })
+        ? _('A total of {total} ends the turn. Score {score}.', { total: this.total, score })
         : must !== undefined
-          ? _('The first move must close tile {tile}, and this roll cannot: the turn is over. Score {score}.', { tile: must, score: formatNumber(finalScore) })
+          ? _('The first move must close tile {tile}, and this roll cannot: the turn is over. Score {score}.', { tile: must, score })
           : this.count === 2
-        ? _('No open tiles make {total}: the turn is over. Score {score}.', { total: this.total, score: formatNumber(finalScore) })
-        : _('No open tile makes {total}: the turn is over. Score {score}.', { total: this.total, score: formatNumber(finalScore) });
+        ? _('No open tiles make {total}: the turn is over. Score {score}.', { total: this.total, score })
+        : _('No open tile makes {total}: the turn is over. Score {score}.', { total: this.total, score });
     this.status.textContent = message;
+    this.reveal(this.tiles, this.status);
     this.say(`${spoken} ${message}`.trim());
     const end = { moves: this.moves, open, score: finalScore, shut: this.position === 0 };
     queueMicrotask(() => this.onEnd(end)); // after the constructor, for a saved game that had ended
@@ -279,7 +308,7 @@ export class Round {
     this.rollNumber.textContent = this.phase === 'over' && position === 0
       ? _('Box shut')
       : _('Roll {roll}', { roll: this.index + 1 });
-    this.scoreNow.textContent = _('Score now {score}', { score: formatNumber(R.score(rules, position)) });
+    this.scoreNow.textContent = _('Score now {score}', { score: formatScore(R.score(rules, position), rules.scoring) });
 
     // The dice: the current roll only.
     this.rollText.classList.remove('quiet');
@@ -298,7 +327,8 @@ export class Round {
       this.rollText.textContent = '';
     }
 
-    // The tiles: open, closed, selected, or of no use on this roll (muted).
+    // The tiles: open, closed, selected, of no use on this roll (muted, disabled), or of
+    // use but not with the tiles picked (unfit: a tap starts a new pick from it).
     const usable = this.phase === 'move' ? this.legal.reduce((a, m) => a | m, 0) : 0;
     /** @param {number} bit */
     const addable = (bit) => {
@@ -321,7 +351,9 @@ export class Round {
       button.setAttribute('aria-pressed', String(selected));
       button.setAttribute('aria-label', !open
         ? _('Tile {tile}, closed', { tile })
-        : canUse ? _('Tile {tile}', { tile }) : _('Tile {tile}, no use on this roll', { tile }));
+        : !canUse
+          ? _('Tile {tile}, no use on this roll', { tile })
+          : fits ? _('Tile {tile}', { tile }) : _('Tile {tile}, does not go with the tiles picked', { tile }));
     }
 
     // The status line and the buttons.
@@ -386,6 +418,9 @@ export class Round {
     }
     if (this.phase !== phase || `${this.index}/${this.phase === 'move' ? this.count : 0}` !== key) return;
     this.renderHint(answer);
+    // The options it made, in view, the focus on the best (Enter takes it).
+    this.reveal(this.hintPanel);
+    /** @type {HTMLElement | null} */ (this.hintPanel.querySelector('.hint-option.best') ?? this.hintPanel.querySelector('.hint-option'))?.focus({ preventScroll: true });
   }
 
   /** @param {Schemas['Hint']} answer */
@@ -393,7 +428,7 @@ export class Round {
     /** @param {Schemas['PolicyFigures']} p */
     const figures = (p) => h('span', { class: 'hint-figures' },
       h('span', { class: 'figure' }, _('shut chance {chance}', { chance: formatPercent(p.p_shut * 100) })),
-      h('span', { class: 'figure' }, _('expected score {score}', { score: formatNumber(p.expected_score, 2) })));
+      h('span', { class: 'figure' }, _('expected score {score}', { score: formatScore(p.expected_score, this.rules.scoring, 2) })));
     if (this.phase === 'choose' && answer.dice_choice) {
       const choice = answer.dice_choice;
       /**

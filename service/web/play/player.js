@@ -2,7 +2,7 @@
 // The player of this browser: created on the first visit with a token made here,
 // kept in localStorage as {id, token, name, time_zone}.
 import { api, ApiError, uuid } from './api.js';
-import { chosenLanguage } from './strings.js';
+import { chosenLanguage, useTimeZone } from './strings.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {{id: string, token: string, name: string | null, time_zone: string}} StoredPlayer */
@@ -53,15 +53,20 @@ export function storedPlayer() {
 /** @param {StoredPlayer} player */
 export function savePlayer(player) {
   memory = player;
+  useTimeZone(player.time_zone);
   write(KEY, JSON.stringify(player));
   for (const listener of listeners) listener(player);
 }
 
 export function forgetPlayer() {
   memory = null;
+  useTimeZone(null);
   write(KEY, null);
   for (const listener of listeners) listener(null);
 }
+
+// Times are written in the stored player's zone from the start.
+useTimeZone(storedPlayer()?.time_zone);
 
 /** @param {(player: StoredPlayer | null) => void} listener */
 export function onPlayerChange(listener) {

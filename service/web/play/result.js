@@ -4,7 +4,7 @@
 // exact solution, and the share text.
 import { clear, h, uniqueId } from './dom.js';
 import { moveDice, moveTiles } from './rules.js';
-import { _, formatMove, formatNumber, formatPercent, N_, ngettext } from './strings.js';
+import { _, formatMove, formatNumber, formatPercent, formatScore, locale, N_, ngettext } from './strings.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {import('./rules.js').Move} Move */
@@ -23,6 +23,69 @@ const OUTCOMES = {
   tie: N_('A tie: the owner scored {score} too.'),
   loss: N_('The owner wins with {score}.'),
 };
+
+// Rank fields come rounded (a percentile of two decimals): below this many players the
+// counts behind them (the players tied, the players with a worse score) are exact.
+const EXACT_BELOW = 10000;
+
+/**
+ * A rank (or where a practice run would have ranked) in words: ties share a position and
+ * the percentile is the share of the players with a worse score, so a player alone,
+ * first, last or tied reads as such (never "better than 0% of players").
+ * @param {{position: number, players: number, percentile: number}} rank
+ * @param {boolean} [practice] would_rank: the players count the practice run as one more
+ * @returns {string}
+ */
+export function rankNote({ position, players, percentile }, practice = false) {
+  if (players <= 1) return practice ? _('Nobody played this date officially.') : _('The only player so far.');
+  const better = position - 1;
+  const worse = Math.round((percentile * players) / 100);
+  let tied = Math.max(players - better - worse - 1, 0); // the others with this score
+  // On a day of many players the counts are known to some tens: say them in round figures.
+  if (players >= EXACT_BELOW && tied >= 100) tied = Number(tied.toPrecision(2));
+  const first = better === 0;
+  const last = worse === 0;
+  if (!tied) {
+    if (first) return players === 2 ? _('Better than the other player') : ngettext('Better than all {count} other player', 'Better than all {count} other players', players - 1);
+    if (last) return players === 2 ? _('The other player scored better') : ngettext('All {count} other player scored better', 'All {count} other players scored better', players - 1);
+    // Not first: never "better than 100%" from a rounded percentile.
+    return _('Better than {percent} of players', { percent: formatPercent(Math.min(percentile, 99.9)) });
+  }
+  if (first && last) return tied === 1 ? _('Tied with the other player') : ngettext('Tied with all {count} other player', 'Tied with all {count} other players', tied);
+  if (first) return ngettext('Tied for first with {count} other player', 'Tied for first with {count} other players', tied);
+  if (last) return ngettext('Tied for last with {count} other player', 'Tied for last with {count} other players', tied);
+  return ngettext(
+    'Tied with {count} other player; better than {percent} of players',
+    'Tied with {count} other players; better than {percent} of players',
+    tied,
+    { percent: formatPercent(Math.min(percentile, 99.9)) },
+  );
+}
+
+// A score-like figure that keeps to one line in its card: under digits scoring a score
+// can have a dozen digits, so its size follows its length (style.css: .fit, .fit-box).
+/**
+ * @param {HTMLElement} element
+ * @param {string} text
+ */
+function fitted(element, text) {
+  element.textContent = text;
+  element.classList.add('fit');
+  element.style.setProperty('--chars', String(Math.max(text.length, 1))); // the CSP refuses style attributes, not the CSSOM
+  return element;
+}
+
+// A stat (below) whose value is such a figure.
+/**
+ * @param {HTMLElement} card
+ * @param {string} text
+ */
+function fittedStat(card, text) {
+  card.classList.add('fit-box');
+  const value = card.querySelector('.stat-value');
+  if (value instanceof HTMLElement) fitted(value, text);
+  return card;
+}
 
 /** @param {Move} move */
 function moveText(move) {
@@ -105,6 +168,7 @@ export function copyButton(getText, label = _('Copy')) {
  * @param {SectionIds} ids
  */
 function computers(result, ids) {
+  const scoring = result.rules.scoring;
   /** @type {[string, string, {score: number, shut: boolean}][]} */
   const players = [
     ['you', _('You'), { score: result.score, shut: result.shut }],
@@ -115,13 +179,46 @@ function computers(result, ids) {
   return h('section', { class: 'panel computer', 'aria-labelledby': ids.computer },
     h('h3', { id: ids.computer }, _('The computer players on your dice')),
     h('ul', { class: 'computer-list' }, players.map(([key, name, run]) => h('li', {
-      class: ['computer-player', key === 'you' ? 'is-you' : '', key !== 'you' && run.score > result.score ? 'beaten' : ''],
+      class: ['computer-player', 'fit-box', key === 'you' ? 'is-you' : '', key !== 'you' && run.score > result.score ? 'beaten' : ''],
       'data-player': key,
     },
     h('span', { class: 'computer-name' }, name),
-    h('span', { class: 'computer-score' }, formatNumber(run.score)),
+    fitted(h('span', { class: 'computer-score' }), formatScore(run.score, scoring)),
     run.shut ? h('span', { class: 'computer-shut' }, _('shut')) : null))),
     h('p', { class: 'muted-text small' }, _('Easy picks at random, Medium closes the highest tiles, Hard plays the best odds.')));
+}
+
+// Whether the roll's best set by the odds (`best`) did better than the set chosen (not
+// merely another set as good).
+/** @param {Schemas['MoveAnalysisOut']} m */
+function worseSet(m) {
+  return m.chosen.length > 0 && m.best.length > 0 && formatMove(m.best) !== formatMove(m.chosen)
+    && m.expected_score - m.best_expected_score > 1e-9;
+}
+
+// What a roll's two measures say together, in one sentence that never contradicts its
+// label: the label grades the choice by the odds at the time (expected loss, no later
+// roll known); the cost is what it lost on the dice that came (hindsight).
+/**
+ * @param {Schemas['MoveAnalysisOut']} m
+ * @param {string} scoring
+ * @returns {HTMLElement | null}
+ */
+function verdict(m, scoring) {
+  const otherSet = worseSet(m);
+  const diceWorse = m.dice_loss > 0; // the other number of dice had the better odds
+  if (m.hindsight_cost > 0) {
+    const params = { cost: formatScore(m.hindsight_cost, scoring), tiles: moveText(m.hindsight_best) };
+    return h('span', { class: 'move-hindsight' }, m.label === 'best'
+      ? _('The best odds at the time, but on these dice it cost {cost}: {tiles} would have done better.', params)
+      : _('On these dice it cost {cost}: {tiles} would have done better.', params));
+  }
+  if (m.label === 'best') return null;
+  return h('span', { class: 'move-risky' }, otherSet
+    ? _('Cost nothing on these dice, but a risky choice: {tiles} had better odds.', { tiles: formatMove(m.best) })
+    : diceWorse && m.dice_used === 1
+      ? _('Cost nothing on these dice, but a risky choice: rolling two dice had better odds.')
+      : _('Cost nothing on these dice, but a risky choice: rolling one die had better odds.'));
 }
 
 /**
@@ -130,39 +227,52 @@ function computers(result, ids) {
  */
 function analysis(result, ids) {
   const a = result.analysis;
+  const scoring = result.rules.scoring;
   const costly = a.moves.filter((m) => m.hindsight_cost > 0);
+  const risky = a.moves.filter((m) => m.label !== 'best' && m.hindsight_cost === 0);
+  const labels = new Intl.ListFormat(locale(), { type: 'disjunction' }).format(Object.values(LABELS).map((label) => _(label)));
+  const summary = a.total_cost > 0
+    ? ngettext(
+      'Knowing the later rolls, {count} choice could have been better (marked below): it cost {cost}.',
+      'Knowing the later rolls, {count} choices could have been better (marked below): together they cost {cost}.',
+      costly.length,
+      { cost: formatScore(a.total_cost, scoring) },
+    )
+    : risky.length
+      ? ngettext(
+        'You found the best possible score on these dice, though {count} choice was a gamble that the dice happened to reward (marked below).',
+        'You found the best possible score on these dice, though {count} choices were gambles that the dice happened to reward (marked below).',
+        risky.length,
+      )
+      : _('You found the best possible score on these dice.');
   return h('section', { class: 'panel analysis', 'aria-labelledby': ids.analysis },
     h('h3', { id: ids.analysis }, _('Analysis')),
     h('div', { class: 'stats' },
-      stat(_('Best possible on these dice'), formatNumber(a.best_possible), null, 'best-possible'),
-      stat(_('Your choices cost'), `+${formatNumber(a.total_cost)}`, null, a.total_cost > 0 ? 'total-cost costly' : 'total-cost')),
-    h('p', { class: a.total_cost > 0 ? 'summary' : 'summary good' }, a.total_cost > 0
-      ? ngettext(
-        'Knowing the later rolls, {count} choice could have been better (marked below): it cost {cost}.',
-        'Knowing the later rolls, {count} choices could have been better (marked below): together they cost {cost}.',
-        costly.length,
-        { cost: formatNumber(a.total_cost) },
-      )
-      : _('You found the best possible score on these dice.')),
+      fittedStat(stat(_('Best possible on these dice'), '', _('knowing every roll in advance'), 'best-possible'), formatScore(a.best_possible, scoring)),
+      fittedStat(stat(_('Your choices cost'), '', _('your score minus the best possible'), a.total_cost > 0 ? 'total-cost costly' : 'total-cost'),
+        a.total_cost > 0 ? formatScore(a.total_cost, scoring) : _('nothing'))),
+    h('p', { class: a.total_cost > 0 ? 'summary' : 'summary good' }, summary),
     a.best_line.length
-      ? h('p', { class: 'best-line' }, _('A line that reaches {score}:', { score: formatNumber(a.best_possible) }), ' ',
+      ? h('p', { class: 'best-line' }, _('A line that reaches {score}:', { score: formatScore(a.best_possible, scoring) }), ' ',
         h('span', { class: 'line' }, a.best_line.map((m, i) => [i ? h('span', { class: 'line-sep', 'aria-hidden': 'true' }, ' · ') : null, h('span', { class: 'line-move' }, moveText(m))])))
       : null,
     h('h4', {}, _('Move by move')),
+    h('p', { class: 'muted-text small measures' },
+      _('Each roll is judged two ways: its label grades the choice by the odds at the time, not knowing the rolls to come ({labels}); its cost is what it lost on the dice that did come.', { labels })),
     h('ol', { class: 'moves' }, a.moves.map((m) => {
       const played = m.chosen.length > 0;
       const chosen = played ? formatMove(m.chosen) : _('no move');
-      const betterBet = played && m.best.length && formatMove(m.best) !== chosen;
-      return h('li', { class: ['move', m.hindsight_cost > 0 ? 'costly' : '', `label-${m.label}`], 'data-index': m.index },
-        h('span', { class: 'move-roll' }, h('span', { class: 'move-no' }, _('Roll {roll}', { roll: m.index + 1 })), ' ', rollText(m.roll, m.dice_used)),
-        h('span', { class: 'move-you' }, _('You: {tiles}', { tiles: chosen })),
-        played ? h('span', { class: ['chip', `chip-${m.label}`] }, m.label_text || _(LABELS[m.label] ?? m.label)) : null,
-        betterBet ? h('span', { class: 'move-best' }, _('Best odds: {tiles}', { tiles: formatMove(m.best) })) : null,
-        m.hindsight_cost > 0
-          ? h('span', { class: 'move-hindsight' }, _('Hindsight: {tiles}', { tiles: moveText(m.hindsight_best) }), ' ', h('strong', { class: 'cost' }, _('cost +{cost}', { cost: formatNumber(m.hindsight_cost) })))
-          : null);
-    })),
-    costly.length || a.moves.some((m) => m.label !== 'best') ? h('p', { class: 'muted-text small' }, _('Labels compare each choice with the best odds at the time (no foresight); the cost is what it lost on the dice that came.')) : null);
+      const betterBet = m.label !== 'best' && m.hindsight_cost > 0 && worseSet(m);
+      return h('li', {
+        class: ['move', m.hindsight_cost > 0 ? 'costly' : '', m.hindsight_cost > 0 && m.label === 'best' ? 'unlucky' : '', `label-${m.label}`],
+        'data-index': m.index,
+      },
+      h('span', { class: 'move-roll' }, h('span', { class: 'move-no' }, _('Roll {roll}', { roll: m.index + 1 })), ' ', rollText(m.roll, m.dice_used)),
+      h('span', { class: 'move-you' }, _('You: {tiles}', { tiles: chosen })),
+      played || m.label !== 'best' ? h('span', { class: ['chip', `chip-${m.label}`] }, m.label_text || _(LABELS[m.label] ?? m.label)) : null,
+      betterBet ? h('span', { class: 'move-best' }, _('Best odds: {tiles}', { tiles: formatMove(m.best) })) : null,
+      verdict(m, scoring));
+    })));
 }
 
 /**
@@ -197,29 +307,32 @@ function shareSection(share, ids) {
 export function renderResult(result, { share = null, title = _('Your result') } = {}) {
   const ids = { computer: uniqueId('computer'), analysis: uniqueId('analysis'), share: uniqueId('share') };
   const heading = h('h2', { tabindex: '-1', class: 'result-title' }, title);
+  const scoring = result.rules.scoring;
+  const score = formatScore(result.score, scoring);
   const stats = [];
   if (result.rank) {
     stats.push(stat(_('Rank'), _('{position} of {players}', { position: formatNumber(result.rank.position), players: formatNumber(result.rank.players) }),
-      _('Better than {percent} of players', { percent: formatPercent(result.rank.percentile) }), 'rank'));
+      rankNote(result.rank), 'rank'));
   }
   if (result.would_rank) {
-    const { position, players, percentile } = result.would_rank;
+    const { position, players } = result.would_rank;
     stats.push(stat(_('Would have ranked'), _('{position} of {players}', { position: formatNumber(position), players: formatNumber(players) }),
-      _('Better than {percent} of players', { percent: formatPercent(percentile) }), 'would-rank'));
+      rankNote(result.would_rank, true), 'would-rank'));
   }
   if (result.streak) {
     stats.push(stat(_('Streak'), ngettext('{count} day', '{count} days', result.streak.current), _('Best {best}', { best: formatNumber(result.streak.best) }), 'streak'));
   }
   if (result.versus) {
     const { outcome, owner_score: ownerScore } = result.versus;
-    stats.push(stat(_('Versus the owner'), _(OUTCOMES[outcome] ?? outcome, { score: formatNumber(ownerScore) }), null, `versus versus-${outcome}`));
+    stats.push(stat(_('Versus the owner'), _(OUTCOMES[outcome] ?? outcome, { score: formatScore(ownerScore, scoring) }), null, `versus versus-${outcome}`));
   }
   const section = h('section', { class: 'result', 'aria-label': title },
     heading,
-    h('div', { class: ['hero', result.shut ? 'hero-shut' : ''] },
+    // A long score (digits scoring) takes the card's whole width, the text below it.
+    h('div', { class: ['hero', result.shut ? 'hero-shut' : '', score.length > 4 ? 'hero-long' : ''] },
       h('div', { class: 'hero-score' },
         h('span', { class: 'hero-label' }, _('Score')),
-        h('span', { class: 'hero-value', 'data-score': result.score }, formatNumber(result.score))),
+        fitted(h('span', { class: 'hero-value', 'data-score': result.score }), score)),
       h('div', { class: 'hero-text' },
         h('strong', {}, result.shut ? _('Shut the box!') : _('Open: {tiles}', { tiles: result.open.join(' ') })),
         h('span', {}, ngettext('{count} roll', '{count} rolls', result.rolls_used)))),

@@ -4,13 +4,16 @@
 // its code or link (#series=CODE, which offers to join), or join by typing a code; then
 // the standings (a round's scores shown once the player has played it, "—" until then)
 // and the player's next round, played on the Daily Dice's game screen, its result and the
-// standings again. The series last opened on this browser is opened again.
+// standings again. The series last opened on this browser is opened again. A player
+// without a name is asked for one (once) on making or joining a series; the maker's seat
+// (the first) is marked.
+import { askName } from './account.js';
 import { api, ApiError, uuid } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
 import { copyButton, renderResult } from './result.js';
-import { _, formatNumber, N_, ngettext } from './strings.js';
+import { _, formatNumber, formatScore, N_, ngettext } from './strings.js';
 import { errorNote, loading, rulesForm, rulesSummary } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
@@ -161,6 +164,7 @@ export function seriesPanel() {
           h('th', { scope: 'row', class: 'standings-name' },
             h('span', { class: 'standings-player' }, seat.name ?? _('Anonymous')),
             isMe(seat) ? h('span', { class: 'chip chip-you' }, _('you')) : null,
+            seat.seat === 0 && !seat.computer ? h('span', { class: 'chip chip-owner' }, _('owner')) : null, // who made it
             seat.computer ? h('span', { class: 'chip' }, _('computer')) : null,
             seat.out ? h('span', { class: 'chip chip-out' }, _('out')) : null),
           numbers.map((n) => {
@@ -168,7 +172,7 @@ export function seriesPanel() {
             return h('td', { class: 'num round-score', 'data-round': n },
               score === null || score === undefined
                 ? [h('span', { 'aria-hidden': 'true' }, '—'), h('span', { class: 'sr-only' }, _('not shown'))]
-                : formatNumber(score));
+                : formatScore(score, series.rules.scoring));
           }),
           h('td', { class: 'num standings-total' }, formatNumber(seat.total)))))));
   }
@@ -299,6 +303,7 @@ export function seriesPanel() {
   /** @param {string} code */
   async function join(code) {
     await ensurePlayer();
+    await askName();
     /** @type {Series} */
     const series = await api('POST', `/v1/series/${encodeURIComponent(code.trim())}/players`, { auth: true, idempotencyKey: uuid() });
     render(series, { focus: true });
@@ -358,6 +363,7 @@ export function seriesPanel() {
     createButton.disabled = true;
     try {
       await ensurePlayer();
+      await askName();
       /** @type {Series} */
       const series = await api('POST', '/v1/series', {
         body: /** @satisfies {Schemas['NewSeries']} */ ({ rules: rules.value(), format, shut_wins: shutWins.checked, computers }), auth: true, idempotencyKey: uuid(),

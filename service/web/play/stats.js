@@ -59,7 +59,7 @@ export function renderStats(stats) {
       stat(_('Shut rate'), formatPercent((stats.shut_rate ?? 0) * 100), null, 'shut-rate'),
       stat(_('Mean score'), mean(stats.mean_score), null, 'mean-score'),
       stat(_('Mean best possible'), mean(stats.mean_best_possible), null, 'mean-best-possible'),
-      stat(_('Mean cost of your choices'), `+${mean(stats.mean_cost)}`, null, 'mean-cost'),
+      stat(_('Mean cost of your choices'), mean(stats.mean_cost), null, 'mean-cost'),
       stat(_('Streak'), ngettext('{count} day', '{count} days', stats.streak.current), _('Best {best}', { best: formatNumber(stats.streak.best) }), 'streak')),
     scoreChart(stats.distribution),
   ];

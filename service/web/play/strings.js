@@ -164,6 +164,19 @@ export function formatNumber(value, digits = 0) {
   return new Intl.NumberFormat(locale(), { maximumFractionDigits: digits }).format(value);
 }
 
+// A score (or a cost, a difference of scores) as its scoring writes it: under digits
+// scoring the number the open tiles read (2, 10 → "210", never "2,10" or "127,891,112"),
+// whole, without separators; otherwise as formatNumber.
+/**
+ * @param {number} value
+ * @param {string | undefined} scoring the rules' scoring (sum, count, digits)
+ * @param {number} [digits] the most fraction digits (an expected score), but none under digits
+ */
+export function formatScore(value, scoring, digits = 0) {
+  if (scoring !== 'digits') return formatNumber(value, digits);
+  return new Intl.NumberFormat(locale(), { maximumFractionDigits: 0, useGrouping: false }).format(value);
+}
+
 // formatPercent(7.1428) → "7.1%" (a value in percent; "7,1 %" in German).
 // Small chances keep two significant digits (0.034%), so that they don't read as 0%.
 /** @param {number} percent */
@@ -179,9 +192,105 @@ export function formatDate(day) {
   return new Intl.DateTimeFormat(locale(), { dateStyle: 'full', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
 }
 
-/** @param {string} iso a date and time (RFC 3339) */
-export function formatTime(iso) {
-  return new Intl.DateTimeFormat(locale(), { timeStyle: 'short', dateStyle: 'medium' }).format(new Date(iso));
+// The time zone the page writes times in: the player's (player.js says which), until
+// there is a player the device's.
+/** @type {string | undefined} */
+let shownZone;
+
+/** @param {string | null | undefined} zone an IANA time zone; none: the device's */
+export function useTimeZone(zone) {
+  shownZone = zone || undefined;
+}
+
+/** @type {Map<string, Intl.DateTimeFormat | null>} a zone's offset formatter; null: a zone Intl doesn't know */
+const offsetFormats = new Map();
+
+/** @param {string} zone */
+function offsetFormat(zone) {
+  let format = offsetFormats.get(zone);
+  if (format === undefined) {
+    try {
+      format = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'shortOffset' });
+    } catch {
+      format = null;
+    }
+    offsetFormats.set(zone, format);
+  }
+  return format;
+}
+
+/**
+ * A zone Intl knows, else UTC (a zone the server knows and this browser doesn't).
+ * @param {string | undefined} zone
+ */
+function knownZone(zone) {
+  if (!zone) return undefined;
+  return offsetFormat(zone) ? zone : 'UTC';
+}
+
+// A zone's offset from UTC at a moment, in minutes (Europe/Oslo in winter: 60).
+/**
+ * @param {string} zone
+ * @param {Date} [at]
+ */
+export function zoneOffset(zone, at = new Date()) {
+  const name = offsetFormat(zone)?.formatToParts(at).find((part) => part.type === 'timeZoneName')?.value ?? '';
+  const found = name.match(/([+-])(\d{1,2})(?::(\d{2}))?$/); // "GMT+5:30", "GMT-3"; "GMT" is 0
+  return found ? (found[1] === '-' ? -1 : 1) * (Number(found[2]) * 60 + Number(found[3] ?? 0)) : 0;
+}
+
+// An offset written "UTC+1", "UTC+5:30", "UTC-3"; 0 is "UTC".
+/** @param {number} minutes */
+export function formatOffset(minutes) {
+  if (!minutes) return 'UTC';
+  const size = Math.abs(minutes);
+  const rest = size % 60;
+  return `UTC${minutes < 0 ? '-' : '+'}${Math.floor(size / 60)}${rest ? `:${String(rest).padStart(2, '0')}` : ''}`;
+}
+
+// A zone's place: the last part of its IANA name ("America/Argentina/Buenos_Aires":
+// "Buenos Aires"); null for a zone of no place (UTC, Etc/GMT+5): its offset names it.
+/** @param {string} zone */
+export function zoneCity(zone) {
+  if (!zone.includes('/') || zone.startsWith('Etc/')) return null;
+  return /** @type {string} */ (zone.split('/').pop()).replaceAll('_', ' ');
+}
+
+// A zone as the page names it: its city and its offset now, "Oslo (UTC+1)"; "UTC".
+/**
+ * @param {string} zone
+ * @param {Date} [at] the moment its offset is taken at
+ */
+export function zoneName(zone, at = new Date()) {
+  const city = zoneCity(zone);
+  if (knownZone(zone) !== zone) return city ?? zone; // its offset unknown to this browser
+  const offset = formatOffset(zoneOffset(zone, at));
+  return city ? _('{city} ({offset})', { city, offset }) : offset;
+}
+
+// A date and time in the player's zone (or the one given), the language's way:
+// "December 2, 2026 at 6:03 PM", "2. Dezember 2026 um 18:03", "2. desember 2026 kl. 18:03".
+/**
+ * @param {string | Date} when a date and time (RFC 3339), or a Date
+ * @param {string} [zone] an IANA time zone: the player's unless given
+ */
+export function formatTime(when, zone = shownZone) {
+  return new Intl.DateTimeFormat(locale(), { dateStyle: 'long', timeStyle: 'short', timeZone: knownZone(zone) }).format(new Date(when));
+}
+
+// A date and time with its zone named as the picker names it, for a sentence:
+// "2. Dezember 2026 um 18:03 (Oslo, UTC+1)" … "(UTC)". The offset is the one at that moment.
+/**
+ * @param {string | Date} when
+ * @param {string} [zone] an IANA time zone: the player's unless given
+ */
+export function formatMoment(when, zone = shownZone) {
+  const at = new Date(when);
+  const named = knownZone(zone ?? new Intl.DateTimeFormat().resolvedOptions().timeZone) ?? 'UTC';
+  const city = zoneCity(named);
+  const offset = formatOffset(zoneOffset(named, at));
+  const time = formatTime(at, named);
+  return city ? _('{time} ({city}, {offset})', { time, city, offset }) : _('{time} ({offset})', { time, offset });
 }
 
 // Tiles of a move, highest first: "9+3".

@@ -1,12 +1,12 @@
 // @ts-check
 // Pieces the views share: error and loading notes, the rules form, dice for Solo.
-import { api } from './api.js';
+import { api, ApiError } from './api.js';
 import { h, uniqueId } from './dom.js';
 import {
   MAX_STOP_TOTAL, MAX_TILES, MIN_STOP_TOTAL, MIN_TILES, MOVE_RULES, normalize, ONE_DIE, ONE_DIE_CHOICES, SCORINGS, STANDARD,
   TOTALS,
 } from './rules.js';
-import { _, language, N_ } from './strings.js';
+import { _, language, locale, N_, ngettext } from './strings.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {import('./rules.js').Rules} Rules */
@@ -30,6 +30,12 @@ export function loading(text = _('Loading…')) {
  * @param {(() => unknown) | null} [retry]
  */
 export function errorNote(error, retry = null) {
+  // The player's token refused: this browser's player was moved to another device (its
+  // transfer code claimed there). Trying again can't help; the banner offers what can.
+  if (error instanceof ApiError && error.status === 401) {
+    return h('div', { class: 'error moved', role: 'alert' },
+      h('p', {}, _('This device’s player has moved to another device, so it can’t play here any more.')));
+  }
   return h('div', { class: 'error', role: 'alert' },
     h('p', {}, error instanceof Error ? error.message : String(error)),
     retry ? h('button', { type: 'button', class: 'secondary', onclick: retry }, _('Try again')) : null);
@@ -96,22 +102,56 @@ function word(name, value) {
   return message ? _(message) : String(value);
 }
 
+// The rules in plain words, for a summary line: what a move closes, how a roll counts,
+// when one die may (or must) be rolled, how the score is counted (PRODUCT.md §2).
+/** @type {Record<string, Record<string, string>>} */
+const SUMMARY = {
+  move_rule: {
+    any: N_('any tiles that add up to the roll'),
+    dice_or_sum: N_('the tile of the total, or the tiles of both dice'),
+    single: N_('one tile: either die or the total'),
+    die_or_sum: N_('the tile of the total, of one die or of both dice'),
+    die_or_sum_both: N_('the tile of the total, or of the dice: both while both are open'),
+  },
+  total: { sum_or_difference: N_('a roll counts as its total or its difference') },
+  one_die: {
+    high_closed: N_('one die allowed once 7 and up are shut'),
+    sum_le_6: N_('one die allowed once the open tiles add up to 6 or less'),
+  },
+  one_die_mandatory: {
+    high_closed: N_('only one die once 7 and up are shut'),
+    sum_le_6: N_('only one die once the open tiles add up to 6 or less'),
+  },
+  scoring: {
+    sum: N_('scored by adding up the tiles left open'),
+    count: N_('scored by how many tiles are left open'),
+    digits: N_('scored by the open tiles read as one number'),
+  },
+};
+
+/**
+ * @param {string} name a field of SUMMARY
+ * @param {string} value
+ */
+function phrase(name, value) {
+  const message = SUMMARY[name]?.[value];
+  return message ? _(message) : null;
+}
+
+// "9 tiles · any tiles that add up to the roll · scored by adding up the tiles left open",
+// with a few words more for each variant that is not the standard's.
 /** @param {Rules} rules */
 export function rulesSummary(rules) {
   const r = normalize(rules);
-  const line = _('{tiles} tiles · {one_die} · {move_rule} · {scoring}', {
-    tiles: r.tiles,
-    one_die: word('one_die', r.one_die),
-    move_rule: word('move_rule', r.move_rule),
-    scoring: word('scoring', r.scoring),
-  });
-  // The variants that are not the standard's, each in a few words.
-  const more = [];
-  if (r.total !== STANDARD.total) more.push(word('total', r.total));
-  if (r.one_die_choice !== STANDARD.one_die_choice && r.one_die !== 'never') more.push(_('one die is a must'));
-  if (r.first_must_close !== undefined) more.push(_('first move closes {tile}', { tile: r.first_must_close }));
-  if (r.stop_on_total !== undefined) more.push(_('{total} ends the turn', { total: r.stop_on_total }));
-  return [line, ...more].join(' · ');
+  const parts = [ngettext('{count} tile', '{count} tiles', r.tiles)];
+  if (r.start) parts.push(_('starting with {tiles} open', { tiles: new Intl.ListFormat(locale(), { type: 'conjunction' }).format(r.start.map(String)) }));
+  parts.push(phrase('move_rule', r.move_rule) ?? word('move_rule', r.move_rule));
+  if (r.total !== STANDARD.total) parts.push(phrase('total', r.total) ?? word('total', r.total));
+  if (r.one_die !== 'never') parts.push(phrase(r.one_die_choice === 'mandatory' ? 'one_die_mandatory' : 'one_die', r.one_die) ?? word('one_die', r.one_die));
+  if (r.first_must_close !== undefined) parts.push(_('the first move must close tile {tile}', { tile: r.first_must_close }));
+  if (r.stop_on_total !== undefined) parts.push(_('a roll of {total} ends the turn', { total: r.stop_on_total }));
+  parts.push(phrase('scoring', r.scoring) ?? word('scoring', r.scoring));
+  return parts.join(' · ');
 }
 
 /** @type {Map<string, Promise<Schemas['RulesCatalog'] | null>>} */

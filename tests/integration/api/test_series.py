@@ -418,9 +418,7 @@ async def test_to_score_ends_at_the_complete_round_where_a_total_reaches_the_tar
     client: httpx.AsyncClient,
 ) -> None:
     ann, bob = await new_player(client), await new_player(client)
-    code, by_score, high, low = await straddling(
-        client, [ann, bob], 10, kind="to_score", target=10
-    )
+    code, by_score, high, low = await straddling(client, [ann, bob], 10, kind="to_score", target=10)
     after_ann = await played(client, ann, code, 1, by_score[high])
     # Ann's total reached the target, but round 1 is not complete until Bob plays it.
     assert after_ann["status"] == "open" and row_of(after_ann, ann)["total"] == high

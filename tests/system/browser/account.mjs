@@ -1,6 +1,8 @@
 // Moving a player to another device: the old browser asks for a transfer code, the new
 // one claims it and becomes that player (same name, a new token); the old browser is
-// told it is no longer signed in and may start as a new player.
+// told in words that its player moved to another device (not the API's "This token
+// belongs to no player." with a "Try again" that can't help), and is offered what helps:
+// a transfer code field, or starting as a new player.
 import { check, newPage, run, screenshot, view } from './lib.mjs';
 
 await run(async (browser) => {
@@ -18,7 +20,8 @@ await run(async (browser) => {
   await shown.waitFor();
   const code = await shown.getAttribute('data-code');
   check(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{5}$/.test(code), `a transfer code: ${code}`);
-  check(/Valid until/.test(await view(old).locator('.transfer-code').innerText()), 'its expiry shown');
+  const expiry = await view(old).locator('.transfer-code').innerText();
+  check(/Valid until \p{L}+ \d{1,2}, \d{4} at \d{1,2}:\d{2}\s[AP]M \(UTC\)/u.test(expiry), `its expiry, in the player's zone named: ${expiry}`);
   await screenshot(old, 'account-1-transfer-code');
 
   const fresh = await newPage(browser, 'new device');
@@ -41,10 +44,25 @@ await run(async (browser) => {
   check((await fresh.getByRole('textbox', { name: 'Name' }).inputValue()) === 'Carol', 'the name shown');
   await screenshot(fresh, 'account-2-claimed');
 
-  // The old browser's token is spent: it says so, and offers a new player.
+  // The old browser's token is spent: it says so, and offers a code or a new player.
+  await old.goto('/play#daily');
   await old.reload();
   await old.getByRole('button', { name: 'Start as a new player' }).waitFor();
-  await screenshot(old, 'account-3-old-device');
+  const banner = old.locator('.banner');
+  check(/moved to another device/.test(await banner.innerText()), `the banner says why: ${await banner.innerText()}`);
+  await view(old).locator('.error.moved').filter({ hasText: 'moved to another device' }).waitFor();
+  const said = await old.locator('main').innerText();
+  check(!said.includes('This token belongs to no player'), `no token jargon: ${said}`);
+  check((await view(old).getByRole('button', { name: 'Try again' }).count()) === 0, 'no Try again that cannot help');
+  await old.getByRole('button', { name: 'I have a transfer code' }).click();
+  await old.waitForFunction(() => document.activeElement?.matches('.view-account .code-input'));
+  check((await view(old).getByRole('button', { name: 'Try again' }).count()) === 0, 'no Try again on the account either');
+  await view(old).locator('.player-card .error.moved').waitFor();
+  check(await view(old).locator('.player-stats').isHidden(), 'no statistics for a player gone');
+  check(await view(old).getByRole('button', { name: 'Get a transfer code' }).isHidden(), 'nor a transfer code to offer');
+  await screenshot(old, 'account-3-old-device'); // a phone-width shot below
+  await old.setViewportSize({ width: 390, height: 844 });
+  await screenshot(old, 'account-4-old-device-phone');
   await old.getByRole('button', { name: 'Start as a new player' }).click();
   await view(old).getByRole('textbox', { name: 'Name' }).waitFor();
   const renewed = await old.evaluate(() => JSON.parse(localStorage.getItem('shutbox.player')));

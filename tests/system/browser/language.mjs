@@ -5,7 +5,11 @@
 // words, the server's texts shown on it (a problem's detail, the Daily Dice share text
 // and analysis labels), the player's stored language (a request naming none of ours
 // gets Norwegian), and the choice kept over a reload. Dutch and English on the way out.
-import { check, newPage, playRound, run, screenshot, text, view } from './lib.mjs';
+// Then, on a phone in German and Norwegian: the time zone picker (every zone by city and
+// offset, sorted by offset; the time there changing with the choice), the lock on a
+// second change within 24 hours said with a date and time the language's way (not ISO),
+// and the rules summary in words, not the rules form's one-word choices.
+import { check, newPage, pageModule, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
 
 const NAMES = ['English', 'Norsk bokmål', 'Nederlands', 'Deutsch'];
 const NORWEGIAN_LABELS = ['best', 'unøyaktighet', 'feil', 'tabbe'];
@@ -60,7 +64,7 @@ await run(async (browser) => {
   await page.getByRole('link', { name: 'Konto' }).click();
   const since = view(page).locator('.player-card p.small');
   await since.waitFor();
-  const today = await page.evaluate(() => new Intl.DateTimeFormat('de-DE', { dateStyle: 'full', timeZone: 'UTC' }).format(new Date()));
+  const today = await page.evaluate(() => new Intl.DateTimeFormat('de-DE', { dateStyle: 'full', timeZone: 'Europe/Vienna' }).format(new Date()));
   check((await since.innerText()) === `Dabei seit ${today}`, `the date in German: ${await since.innerText()}`);
 
   // Norsk bokmål with the switcher, by keyboard; the player's language follows.
@@ -88,11 +92,15 @@ await run(async (browser) => {
   await page.getByRole('link', { name: 'Daily Dice' }).click();
   await view(page).getByRole('button', { name: 'Start dagens runde' }).click();
   await view(page).locator('.round .keys').filter({ hasText: 'Taster: 1–9 velger en brikke' }).waitFor();
+  const submitted = page.waitForResponse((r) => /^\/v1\/daily\/[^/]+\/runs$/.test(new URL(r.url()).pathname) && r.request().method() === 'POST', { timeout: 60000 });
   await playRound(page, { keyboard: true });
   await view(page).locator('.result').waitFor({ timeout: 20000 });
+  const { rank } = await (await submitted).json();
   check((await view(page).locator('.hero-label').textContent()) === 'Resultat', 'the score labelled Resultat');
   check(/^1 dag/.test(await text(page, '.stat.streak .stat-value')), `the streak: ${await text(page, '.stat.streak')}`);
-  check(/ av /.test(await text(page, '.stat.rank .stat-value')) && /Bedre enn/.test(await text(page, '.stat.rank')), 'the rank in Norwegian');
+  // The rank's note in the page's words for it (alone, first, tied... in Norwegian).
+  const rankNote = await page.evaluate(([url, r]) => import(url).then((m) => m.rankNote(r)), [await pageModule(page, 'result.js'), rank]);
+  check(/ av /.test(await text(page, '.stat.rank .stat-value')) && (await text(page, '.stat.rank .stat-note')) === rankNote, `the rank in Norwegian: ${rankNote}`);
   const share = view(page).locator('.share-text');
   await share.filter({ hasText: /Shut the Box Challenge \d{1,2}\. \p{Ll}+ \d{4}/u }).waitFor();
   const shareText = await share.innerText();
@@ -127,4 +135,122 @@ await run(async (browser) => {
   await page.locator('#language').selectOption('en');
   await page.waitForFunction(() => document.documentElement.lang === 'en');
   await view(page).locator('.note').filter({ hasText: 'You have played today' }).waitFor();
+
+  await zonesAndDates(browser);
 });
+
+// A zone's offset from UTC now in minutes, as the browser has it ("GMT+5:30": 330).
+function offsetOf(zone) {
+  const name = new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'shortOffset' }).formatToParts(new Date())
+    .find((part) => part.type === 'timeZoneName').value;
+  const found = name.match(/([+-])(\d+)(?::(\d+))?$/);
+  return found ? (found[1] === '-' ? -1 : 1) * (Number(found[2]) * 60 + Number(found[3] ?? 0)) : 0;
+}
+
+// The name of an offset as the picker writes it: "UTC+1", "UTC+5:30", "UTC".
+function offsetName(minutes) {
+  if (!minutes) return 'UTC';
+  const size = Math.abs(minutes);
+  return `UTC${minutes < 0 ? '-' : '+'}${Math.floor(size / 60)}${size % 60 ? `:${String(size % 60).padStart(2, '0')}` : ''}`;
+}
+
+// A date and time as a language writes it, in a zone: "3. Dezember 2026 um 04:03".
+function written(locale, zone, iso) {
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short', timeZone: zone }).format(new Date(iso));
+}
+
+async function zonesAndDates(browser) {
+  const page = await newPage(browser, 'zones', { ...PHONE, viewport: { width: 390, height: 844 }, locale: 'de-DE', timezoneId: 'Europe/Oslo' });
+  await page.goto('/play#account');
+  const picker = view(page).locator('select.zone-select');
+  await picker.waitFor();
+  check((await htmlLang(page)) === 'de', 'the page in German');
+  check((await picker.inputValue()) === 'Europe/Oslo', `the device's zone chosen: ${await picker.inputValue()}`);
+  const oslo = await picker.locator('option:checked').innerText();
+  const osloOffset = await page.evaluate(offsetOf, 'Europe/Oslo');
+  check(oslo === `Oslo (${offsetName(osloOffset)})`, `Oslo by city and offset: ${oslo}`);
+
+  // Every zone by its city and its offset now, sorted by offset.
+  const choices = await picker.locator('option').evaluateAll((options) => options.map((o) => ({ zone: o.value, name: o.textContent })));
+  check(choices.length > 300, `the browser's zones offered: ${choices.length}`);
+  let previous = -Infinity;
+  for (const { zone, name } of choices) {
+    const offset = await page.evaluate(offsetOf, zone);
+    const city = zone.includes('/') ? zone.split('/').pop().replaceAll('_', ' ') : null;
+    check(name === (city ? `${city} (${offsetName(offset)})` : offsetName(offset)), `${zone} named ${name}`);
+    check(offset >= previous, `sorted by offset: ${zone} (${offset}) after ${previous}`);
+    previous = offset;
+  }
+  check(choices.some((c) => c.zone === 'UTC' && c.name === 'UTC'), 'UTC among them');
+
+  // The time there now follows the choice, written the German way.
+  const now = view(page).locator('.zone-now');
+  const showsNow = async (zone) => page.waitForFunction(([el, z]) => el.textContent.includes(
+    new Intl.DateTimeFormat('de-DE', { dateStyle: 'long', timeStyle: 'short', timeZone: z }).format(new Date())), [await now.elementHandle(), zone]);
+  await showsNow('Europe/Oslo');
+  await picker.selectOption('Asia/Tokyo');
+  await showsNow('Asia/Tokyo');
+  check(/\d{1,2}\. \p{L}+ \d{4} um \d{2}:\d{2}/u.test(await now.innerText()), `the time in German: ${await now.innerText()}`);
+  const save = view(page).locator('.zone-field button[type="submit"]');
+  const saved = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().endsWith('/v1/players/me'));
+  await save.click();
+  check((await saved).ok(), 'the first change of zone taken');
+  await view(page).locator('.player-card .good').waitFor();
+  check((await picker.inputValue()) === 'Asia/Tokyo', 'Tokyo chosen');
+  check((await page.evaluate(() => JSON.parse(localStorage.getItem('shutbox.player')).time_zone)) === 'Asia/Tokyo', 'and stored');
+
+  // A second change within 24 hours: refused, and said with the date the German way in
+  // the player's zone, named as the picker names it.
+  const lockMessage = async (locale, at) => {
+    await picker.selectOption('America/New_York');
+    const refused = page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().endsWith('/v1/players/me'));
+    await save.click();
+    const answer = await refused;
+    check(answer.status() === 409, `a second change refused (${answer.status()})`);
+    const { possible_at: possibleAt } = await answer.json();
+    const note = view(page).locator('.player-card .error');
+    await note.waitFor();
+    const said = await note.innerText();
+    const expected = `${written(locale, 'Asia/Tokyo', possibleAt)} (Tokyo, UTC+9)`;
+    check(said.includes(expected), `the lock message names ${expected}: ${said}`);
+    check(at.test(said), `the time the language's way: ${said}`);
+    check(!/\d{4}-\d{2}-\d{2}|\d UTC\b/.test(said), `no ISO date nor bare UTC: ${said}`);
+    check((await picker.inputValue()) === 'Asia/Tokyo', 'the picker back on the zone kept');
+    return said;
+  };
+  await lockMessage('de-DE', /\d{1,2}\. \p{L}+ \d{4} um \d{2}:\d{2}/u);
+  await screenshot(page, 'language-4-de-zone-lock-phone');
+
+  // The rules summary in words: no part of it one of the rules form's one-word choices.
+  const summary = async () => {
+    await page.goto('/play#solo');
+    await view(page).locator('.rules-form select[name="one_die"]').selectOption('high_closed');
+    await view(page).locator('.rules-form select[name="scoring"]').selectOption('count');
+    await view(page).locator('.solo-setup button[type="submit"]').click();
+    const line = await text(page, '.rules-line');
+    const words = await view(page).locator('.rules-form option').allTextContents();
+    const parts = line.split(' · ');
+    check(parts.length === 4 && /^9 /.test(parts[0]), `tiles, moves, one die, scoring: ${line}`);
+    check(parts.slice(1).every((part) => part.split(/\s+/).length >= 4 && !words.includes(part)), `in words, not the form's choices: ${line}`);
+    await view(page).locator('.rules-bar button').click(); // back to the rules: no round kept
+    await view(page).locator('.solo-setup').waitFor();
+    return line;
+  };
+  await summary();
+
+  // Norwegian: the same lock, written the Norwegian way.
+  await page.goto('/play#account');
+  await page.locator('#language').selectOption('nb');
+  await page.waitForFunction(() => document.documentElement.lang === 'nb');
+  await picker.waitFor();
+  check((await picker.locator('option:checked').innerText()) === 'Tokyo (UTC+9)', 'Tokyo by city and offset in Norwegian');
+  await lockMessage('nb-NO', /\d{1,2}\. \p{L}+ \d{4} kl\. \d{2}:\d{2}/u);
+  await screenshot(page, 'language-5-nb-zone-lock-phone');
+  await summary();
+
+  // In English, word for word.
+  await page.locator('#language').selectOption('en');
+  await page.waitForFunction(() => document.documentElement.lang === 'en');
+  const line = await summary();
+  check(line === '9 tiles · any tiles that add up to the roll · one die allowed once 7 and up are shut · scored by how many tiles are left open', `the summary: ${line}`);
+}

@@ -14,6 +14,7 @@ export const baseUrl = (process.argv[2] || process.env.SHUTBOX_BASE_URL || 'http
 export const artifacts = path.resolve(process.argv[3] || process.env.SHUTBOX_TEST_ARTIFACTS || path.join(here, 'artifacts'));
 const chromiumPath = process.env.SHUTBOX_CHROMIUM || '/usr/bin/chromium';
 export const PHONE = { viewport: { width: 375, height: 667 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+export const PHONE_TALL = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true }; // a recent phone
 export const DESKTOP = { viewport: { width: 1100, height: 900 } };
 
 mkdirSync(artifacts, { recursive: true });
@@ -147,6 +148,14 @@ export async function playRound(page, { keyboard = false, onChoose = null, onMov
 // The text of the first element matching a selector in the visible view.
 export async function text(page, selector) {
   return (await view(page).locator(selector).first().innerText()).trim();
+}
+
+// The URL of one of the page's modules as the page itself loaded it: under the digest
+// that index.html names (/play/<digest>/result.js). An import() of it in page.evaluate
+// gets the page's own module, with its state (the language chosen, say); an import of
+// /play/result.js would be another module, fresh.
+export async function pageModule(page, name) {
+  return page.evaluate((file) => new URL(file, document.querySelector('script[type="module"]').src).href, name);
 }
 
 export async function run(scenario) {

@@ -1,6 +1,7 @@
 // A series between two players (two browser contexts) and a computer (Easy), three
 // rounds: A makes it in the Friends tab with one Easy seat and shares its link; B, on a
-// phone, opens the link and says yes with the keyboard. Each round A plays first (by
+// phone, opens the link and says yes with the keyboard, and gives his name when asked
+// for it (once: not again for the box below); A's seat is marked as the maker's. Each round A plays first (by
 // clicks), then B (by keyboard): each one's standings are the API's after every step, a
 // round's scores "—" to a player who has not played it yet and shown once they have.
 // At the end both are told who won, and the places and winners are the API's. Then A
@@ -33,6 +34,7 @@ async function shownStandings(page) {
     total: Number(tr.querySelector('.standings-total').textContent),
     place: tr.dataset.place ? Number(tr.dataset.place) : null,
     you: tr.classList.contains('is-you') && tr.querySelector('.chip-you')?.textContent === 'you',
+    owner: tr.querySelector('.chip-owner')?.textContent === 'owner',
   })));
 }
 
@@ -42,6 +44,7 @@ async function checkStandings(page, code, label) {
   const { id } = await stored(page);
   const expected = series.players.map((p) => ({
     seat: p.seat, name: p.name, rounds: p.rounds, total: p.total, place: p.place ?? null, you: p.id === id,
+    owner: p.seat === 0 && !p.computer, // the series' maker, its first seat
   }));
   const shown = await shownStandings(page);
   check(JSON.stringify(shown) === JSON.stringify(expected), `${label}: the standings shown ${JSON.stringify(shown)} are the API's ${JSON.stringify(expected)}`);
@@ -97,19 +100,26 @@ await run(async (browser) => {
   check(shown.length === 2 && shown[0].you && shown[1].name === 'Easy', `Alice and Easy seated: ${JSON.stringify(shown)}`);
   await screenshot(alice, 'series-1-made');
 
-  // B, on a phone, opens the link: asked, and says yes with the keyboard.
+  // B, on a phone, opens the link: asked, and says yes with the keyboard; asked for his
+  // name (his first series), he gives it.
   const bob = await newPage(browser, 'B', PHONE);
-  await setName(bob, 'Bob');
   await bob.goto(link);
   const invite = view(bob).locator('.series-invite');
   await invite.waitFor();
   check((await invite.innerText()).includes(code), 'the code asked about');
   await bob.waitForFunction(() => document.activeElement?.textContent === 'Join this series');
   await bob.keyboard.press('Enter');
+  const prompt = bob.locator('dialog.name-prompt');
+  await prompt.waitFor();
+  await bob.waitForFunction(() => document.activeElement?.closest('dialog.name-prompt') && document.activeElement.tagName === 'INPUT');
+  await bob.keyboard.type('Bob');
+  await bob.keyboard.press('Enter');
   await view(bob).locator('.series-current .series-title').waitFor();
   check((await bob.evaluate(() => location.hash)) === '#friends', 'the link no longer in the address');
   ({ shown } = await checkStandings(bob, code, 'B, joined'));
   check(shown.map((r) => r.name).join() === 'Alice,Easy,Bob' && shown[2].you, `three seats, B's his: ${JSON.stringify(shown)}`);
+  check(shown.filter((r) => r.owner).map((r) => r.name).join() === 'Alice', `A's seat marked as the maker's: ${JSON.stringify(shown)}`);
+  check((await prompt.count()) === 0, 'the question gone');
   await screenshot(bob, 'series-2-joined-phone');
 
   const scores = { Alice: [], Bob: [] };
@@ -178,6 +188,7 @@ await run(async (browser) => {
   // B opens it, plays it blind and is shown A's round as the owner's.
   await bob.goto(boxLink);
   await view(bob).getByRole('button', { name: 'Play this box' }).click();
+  check((await prompt.count()) === 0, 'B asked for his name once only');
   await playRound(bob, { keyboard: true });
   await view(bob).locator('.result').waitFor({ timeout: 20000 });
   const versus = await text(bob, '.stat.versus');
@@ -187,8 +198,10 @@ await run(async (browser) => {
   const rows = await results.evaluateAll((items) => items.map((li) => ({
     name: li.querySelector('.results-name').textContent,
     score: Number(li.querySelector('.results-score').firstChild.textContent),
+    you: li.classList.contains('is-you') && li.querySelector('.chip-you') !== null,
+    owner: li.querySelector('.chip-owner') !== null,
   })));
-  check(rows.some((r) => r.name === 'Alice' && r.score === aliceScore), `A's run among the box's results: ${JSON.stringify(rows)}`);
-  check(rows.some((r) => r.name === 'Bob'), `B's too: ${JSON.stringify(rows)}`);
+  check(rows.some((r) => r.name === 'Alice' && r.score === aliceScore && r.owner && !r.you), `A's run among the box's results, the owner's: ${JSON.stringify(rows)}`);
+  check(rows.some((r) => r.name === 'Bob' && r.you && !r.owner), `B's too, his: ${JSON.stringify(rows)}`);
   await screenshot(bob, 'series-6-box-result-phone');
 });

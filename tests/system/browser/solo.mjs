@@ -154,7 +154,7 @@ await run(async (browser) => {
   await page.getByRole('button', { name: 'Roll the dice' }).click();
   await round.waitFor();
   const line = await text(page, '.rules-line');
-  for (const words of ['sum or difference', 'one die is a must', 'first move closes 2', '11 ends the turn']) check(line.includes(words), `the rules shown: ${words} (${line})`);
+  for (const words of ['a roll counts as its total or its difference', 'only one die once the open tiles add up to 6 or less', 'the first move must close tile 2', 'a roll of 11 ends the turn']) check(line.includes(words), `the rules shown: ${words} (${line})`);
   let offered = 0;
   const sameAsServer = async (p, r) => {
     const tiles = (selector) => r.locator(selector).evaluateAll((bs) => bs.map((b) => Number(b.dataset.tile)));

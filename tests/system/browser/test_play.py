@@ -110,6 +110,9 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
         ),
         pytest.param("solo.mjs", "solo-3-result-phone.png", id="solo_variants_with_hints"),
         pytest.param(
+            "phone.mjs", "phone-390-8-digits-result.png", id="the_board_and_result_on_phones"
+        ),
+        pytest.param(
             "account.mjs", "account-2-claimed.png", id="moving_the_player_to_another_device"
         ),
         pytest.param("language.mjs", "language-2-nb.png", id="the_page_in_german_then_norwegian"),
