@@ -112,7 +112,11 @@ def test_head_is_answered_wherever_get_is(server_env: dict[str, str]) -> None:
                 assert (got.status_code, head.status_code) == (200, 200), path
                 assert head.content == b"", path
                 assert head.headers["content-type"] == got.headers["content-type"], path
-                assert head.headers["content-length"] == str(len(got.content)), path
+                assert head.headers["content-length"] == got.headers["content-length"], path
+                # The same encoding (the page's files come compressed where accepted).
+                assert head.headers.get("content-encoding") == got.headers.get("content-encoding")
+                plain = client.get(path, headers={"accept-encoding": "identity"})
+                assert plain.headers["content-length"] == str(len(plain.content)), path
             assert client.head("/v1/nowhere").status_code == 404
             refused = client.head("/v1/analyze")  # POST only
             assert refused.status_code == 405 and refused.content == b""

@@ -11,7 +11,7 @@ import { keptRound } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
 import { copyButton, renderResult } from './result.js';
 import { _, formatNumber, formatScore, formatTime, ngettext } from './strings.js';
-import { errorNote, loading, rulesForm, rulesSummary, viewHeader } from './ui.js';
+import { codeField, errorNote, loading, rulesForm, rulesSummary, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {import('./rules.js').Move} Move */
@@ -95,10 +95,8 @@ function shareActions(displayCode, link) {
 /** @returns {import('./ui.js').View} */
 export function boxView() {
   // Open a box by code.
-  const codeId = uniqueId('box-code');
-  const codeInput = h('input', {
-    id: codeId, name: 'code', type: 'text', inputmode: 'text', autocomplete: 'off', autocapitalize: 'characters',
-    spellcheck: 'false', maxlength: '40', required: true, 'aria-describedby': `${codeId}-help`, class: 'code-input',
+  const { field: codeEntry, input: codeInput, button: openButton, error: openError } = codeField({
+    id: uniqueId('box-code'), label: _('Box code'), button: _('Open box'), help: _('Like ABCD-EFGH1. Case, spaces and dashes don’t matter.'),
   });
   const modeName = uniqueId('mode');
   /**
@@ -110,15 +108,9 @@ export function boxView() {
   const modeRadio = (value, label, help, checked) => h('label', { class: 'radio' },
     h('input', { type: 'radio', name: modeName, value, checked }),
     h('span', {}, h('strong', {}, label), ' — ', help));
-  const openError = h('div', { class: 'form-error', 'aria-live': 'polite' });
-  const openButton = h('button', { type: 'submit', class: 'primary' }, _('Open box'));
   const openForm = h('form', { class: 'panel open-box', novalidate: true },
     h('h2', {}, _('Open a box')),
-    h('div', { class: 'field' },
-      h('label', { for: codeId }, _('Box code')),
-      h('div', { class: 'inline' }, codeInput, openButton),
-      openError,
-      h('p', { class: 'field-help', id: `${codeId}-help` }, _('Like ABCD-EFGH1. Case, spaces and dashes don’t matter.'))),
+    codeEntry,
     h('fieldset', { class: 'modes' },
       h('legend', {}, _('How to play')),
       modeRadio('blind', _('Blind'), _('the owner’s result stays hidden until you have played'), true),

@@ -9,7 +9,7 @@ import { ensurePlayer, loadJSON, refreshPlayer, saveJSON, todayIn } from './play
 import { copyButton } from './result.js';
 import { seriesPanel } from './series.js';
 import { _, formatDate, formatNumber } from './strings.js';
-import { errorNote, loading, viewHeader } from './ui.js';
+import { codeField, errorNote, loading, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 
@@ -56,22 +56,12 @@ export function friendsView() {
     codeNote);
 
   // A friend's code.
-  const codeId = uniqueId('friend-code');
-  const codeInput = h('input', {
-    id: codeId, name: 'code', type: 'text', inputmode: 'text', autocomplete: 'off', autocapitalize: 'characters',
-    spellcheck: 'false', maxlength: '64', required: true, 'aria-describedby': `${codeId}-help`, class: 'code-input',
+  const { field: codeEntry, input: codeInput, button: redeemButton, error: redeemError } = codeField({
+    id: uniqueId('friend-code'), label: _('Friend’s code'), button: _('Add friend'), help: _('Like 7M3Q-K2ZD2. Case, spaces and dashes don’t matter.'),
   });
-  const redeemError = h('div', { class: 'form-error', 'aria-live': 'polite' });
   const redeemNote = h('div', { 'aria-live': 'polite' });
-  const redeemButton = h('button', { type: 'submit', class: 'primary' }, _('Add friend'));
   const redeemForm = h('form', { class: 'panel redeem', novalidate: true },
-    h('h2', {}, _('Add a friend')),
-    h('div', { class: 'field' },
-      h('label', { for: codeId }, _('Friend’s code')),
-      h('div', { class: 'inline' }, codeInput, redeemButton),
-      redeemError,
-      h('p', { class: 'field-help', id: `${codeId}-help` }, _('Like 7M3Q-K2ZD2. Case, spaces and dashes don’t matter.'))),
-    redeemNote);
+    h('h2', {}, _('Add a friend')), codeEntry, redeemNote);
 
   // Series: rounds played together.
   const series = seriesPanel();

@@ -14,7 +14,7 @@ import { keptRound } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
 import { copyButton, renderResult } from './result.js';
 import { _, formatNumber, formatScore, N_, ngettext } from './strings.js';
-import { errorNote, loading, rulesForm, rulesSummary } from './ui.js';
+import { codeField, errorNote, loading, rulesForm, rulesSummary } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {import('./rules.js').Move} Move */
@@ -98,20 +98,10 @@ export function seriesPanel() {
     createButton);
 
   // Join one by code.
-  const codeId = uniqueId('series-code');
-  const codeInput = h('input', {
-    id: codeId, name: 'code', type: 'text', inputmode: 'text', autocomplete: 'off', autocapitalize: 'characters',
-    spellcheck: 'false', maxlength: '40', required: true, 'aria-describedby': `${codeId}-help`, class: 'code-input',
+  const { field: codeEntry, input: codeInput, button: joinButton, error: joinError } = codeField({
+    id: uniqueId('series-code'), label: _('Series code'), button: _('Join'), help: _('Like 7M3Q-K2ZD2. Case, spaces and dashes don’t matter.'),
   });
-  const joinError = h('div', { class: 'form-error', 'aria-live': 'polite' });
-  const joinButton = h('button', { type: 'submit', class: 'primary' }, _('Join'));
-  const joinForm = h('form', { class: 'series-join', novalidate: true },
-    h('h3', {}, _('Join a series')),
-    h('div', { class: 'field' },
-      h('label', { for: codeId }, _('Series code')),
-      h('div', { class: 'inline' }, codeInput, joinButton),
-      joinError,
-      h('p', { class: 'field-help', id: `${codeId}-help` }, _('Like 7M3Q-K2ZD2. Case, spaces and dashes don’t matter.'))));
+  const joinForm = h('form', { class: 'series-join', novalidate: true }, h('h3', {}, _('Join a series')), codeEntry);
 
   const forms = h('div', { class: 'series-forms' }, createForm, joinForm);
   const el = h('section', { class: 'panel series', 'aria-labelledby': titleId },

@@ -102,6 +102,27 @@ function word(name, value) {
   return message ? _(message) : String(value);
 }
 
+// A field where a code is typed (a Friend Box's, a friend's, a series'): its label, the
+// input with the form's button beside it, the place for its error, and a line of help.
+/**
+ * @param {{id: string, label: string, button: string, help: string}} options
+ * @returns {{field: HTMLDivElement, input: HTMLInputElement, button: HTMLButtonElement, error: HTMLDivElement}}
+ */
+export function codeField({ id, label, button, help }) {
+  const input = h('input', {
+    id, name: 'code', type: 'text', inputmode: 'text', autocomplete: 'off', autocapitalize: 'characters',
+    spellcheck: 'false', maxlength: '64', required: true, 'aria-describedby': `${id}-help`, class: 'code-input',
+  });
+  const error = h('div', { class: 'form-error', 'aria-live': 'polite' });
+  const submit = h('button', { type: 'submit', class: 'primary' }, button);
+  const field = h('div', { class: 'field' },
+    h('label', { for: id }, label),
+    h('div', { class: 'inline' }, input, submit),
+    error,
+    h('p', { class: 'field-help', id: `${id}-help` }, help));
+  return { field, input, button: submit, error };
+}
+
 // The rules in plain words, for a summary line: what a move closes, how a roll counts,
 // when one die may (or must) be rolled, how the score is counted (PRODUCT.md §2).
 /** @type {Record<string, Record<string, string>>} */
