@@ -56,7 +56,7 @@ export function friendsView() {
     codeNote);
 
   // A friend's code.
-  const { field: codeEntry, input: codeInput, button: redeemButton, error: redeemError } = codeField({
+  const { field: codeEntry, onCode } = codeField({
     id: uniqueId('friend-code'), label: _('Friend’s code'), button: _('Add friend'), help: _('Like 7M3Q-K2ZD2. Case, spaces and dashes don’t matter.'),
   });
   const redeemNote = h('div', { 'aria-live': 'polite' });
@@ -120,28 +120,10 @@ export function friendsView() {
     return friend.name ? _('You and {name} are friends now.', { name: friend.name }) : _('You have a new friend.');
   }
 
-  redeemForm.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    clear(redeemError);
+  onCode(redeemForm, async (code) => {
     clear(redeemNote);
-    codeInput.removeAttribute('aria-invalid');
-    const code = codeInput.value.trim();
-    if (!code) {
-      codeInput.focus();
-      return;
-    }
-    redeemButton.disabled = true;
-    try {
-      const said = await redeem(code);
-      codeInput.value = '';
-      clear(redeemNote, h('p', { class: 'good' }, said));
-    } catch (error) {
-      codeInput.setAttribute('aria-invalid', 'true');
-      clear(redeemError, errorNote(error));
-      codeInput.focus();
-    } finally {
-      redeemButton.disabled = false;
-    }
+    const said = await redeem(code);
+    clear(redeemNote, h('p', { class: 'good' }, said));
   });
 
   // A friend's link: become friends once the player says yes.

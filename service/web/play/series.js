@@ -98,7 +98,7 @@ export function seriesPanel() {
     createButton);
 
   // Join one by code.
-  const { field: codeEntry, input: codeInput, button: joinButton, error: joinError } = codeField({
+  const { field: codeEntry, input: codeInput, onCode } = codeField({
     id: uniqueId('series-code'), label: _('Series code'), button: _('Join'), help: _('Like 7M3Q-K2ZD2. Case, spaces and dashes don’t matter.'),
   });
   const joinForm = h('form', { class: 'series-join', novalidate: true }, h('h3', {}, _('Join a series')), codeEntry);
@@ -367,27 +367,9 @@ export function seriesPanel() {
     }
   });
 
-  joinForm.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    clear(joinError);
-    codeInput.removeAttribute('aria-invalid');
-    const code = codeInput.value.trim();
-    if (!code) {
-      codeInput.focus();
-      return;
-    }
-    joinButton.disabled = true;
-    try {
-      shown += 1;
-      await join(code);
-      codeInput.value = '';
-    } catch (error) {
-      codeInput.setAttribute('aria-invalid', 'true');
-      clear(joinError, errorNote(error));
-      codeInput.focus();
-    } finally {
-      joinButton.disabled = false;
-    }
+  onCode(joinForm, async (code) => {
+    shown += 1;
+    await join(code);
   });
 
   return {

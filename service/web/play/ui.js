@@ -1,7 +1,7 @@
 // @ts-check
 // Pieces the views share: error and loading notes, the rules form, dice for Solo.
 import { api, ApiError } from './api.js';
-import { h, uniqueId } from './dom.js';
+import { clear, h, uniqueId } from './dom.js';
 import {
   MAX_STOP_TOTAL, MAX_TILES, MIN_STOP_TOTAL, MIN_TILES, MOVE_RULES, normalize, ONE_DIE, ONE_DIE_CHOICES, SCORINGS, STANDARD,
   TOTALS,
@@ -103,10 +103,14 @@ function word(name, value) {
 }
 
 // A field where a code is typed (a Friend Box's, a friend's, a series'): its label, the
-// input with the form's button beside it, the place for its error, and a line of help.
+// input with the form's button beside it, the place for its error, and a line of help;
+// and onCode(form, act), what a form of it does when sent: an empty code puts the cursor
+// back, else act(code) runs with the button disabled, and its error is shown under the
+// field (the input emptied when it succeeds).
 /**
  * @param {{id: string, label: string, button: string, help: string}} options
- * @returns {{field: HTMLDivElement, input: HTMLInputElement, button: HTMLButtonElement, error: HTMLDivElement}}
+ * @returns {{field: HTMLDivElement, input: HTMLInputElement, button: HTMLButtonElement, error: HTMLDivElement,
+ *   onCode: (form: HTMLFormElement, act: (code: string) => Promise<unknown>) => void}}
  */
 export function codeField({ id, label, button, help }) {
   const input = h('input', {
@@ -120,7 +124,32 @@ export function codeField({ id, label, button, help }) {
     h('div', { class: 'inline' }, input, submit),
     error,
     h('p', { class: 'field-help', id: `${id}-help` }, help));
-  return { field, input, button: submit, error };
+  /**
+   * @param {HTMLFormElement} form
+   * @param {(code: string) => Promise<unknown>} act
+   */
+  const onCode = (form, act) => form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clear(error);
+    input.removeAttribute('aria-invalid');
+    const code = input.value.trim();
+    if (!code) {
+      input.focus();
+      return;
+    }
+    submit.disabled = true;
+    try {
+      await act(code);
+      input.value = '';
+    } catch (failure) {
+      input.setAttribute('aria-invalid', 'true');
+      clear(error, errorNote(failure));
+      input.focus();
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return { field, input, button: submit, error, onCode };
 }
 
 // The rules in plain words, for a summary line: what a move closes, how a roll counts,
