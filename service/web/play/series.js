@@ -32,7 +32,7 @@ export function seriesLink(code) {
 const KINDS = {
   rounds: { label: N_('A number of rounds'), field: N_('Rounds'), help: N_('Everyone plays this many rounds; the lowest total wins.'), min: 1, max: 20, value: 3 },
   to_score: { label: N_('Up to a score'), field: N_('Target'), help: N_('The series ends once a total reaches the target; the lowest total wins.'), min: 10, max: 1000, value: 100 },
-  elimination: { label: N_('Elimination'), field: N_('Limit'), help: N_('A player whose total reaches the limit is out; the last one left wins.'), min: 5, max: 1000, value: 50 },
+  elimination: { label: N_('Elimination'), field: N_('Limit'), help: N_('A player whose total reaches the limit is out; the last one left wins.'), min: 5, max: 1000, value: 45 },
 };
 /** @type {Record<Level, string>} */
 const LEVELS = { easy: N_('Easy'), medium: N_('Medium'), hard: N_('Hard') };
@@ -71,6 +71,9 @@ export function seriesPanel() {
   const numberInput = h('input', { id: numberId, name: 'number', type: 'number', inputmode: 'numeric', required: true, 'aria-describedby': `${numberId}-help`, class: 'number-input' });
   const numberHelp = h('p', { class: 'field-help', id: `${numberId}-help` });
   const shutWins = h('input', { type: 'checkbox', name: 'shut_wins' });
+  // Elimination: out at the limit (the sheets' way), or only above it.
+  const outAbove = h('input', { type: 'checkbox', name: 'out_when' });
+  const outAboveField = h('label', { class: 'radio checkbox' }, outAbove, h('span', {}, _('Out only above the limit: a total of exactly the limit stays in')));
   /** @type {Record<Level, HTMLInputElement>} */
   const seats = /** @type {Record<Level, HTMLInputElement>} */ ({});
   const seatFields = /** @type {Level[]} */ (['easy', 'medium', 'hard']).map((level) => {
@@ -89,6 +92,7 @@ export function seriesPanel() {
         h('input', { type: 'radio', name: kindName, value: kind, checked: kind === 'rounds' }),
         h('span', {}, _(KINDS[kind].label))))),
     h('div', { class: 'field' }, numberLabel, numberInput, numberHelp),
+    outAboveField,
     h('label', { class: 'radio checkbox' }, shutWins, h('span', {}, _('Shutting the box wins the series at once'))),
     h('fieldset', { class: 'seats' },
       h('legend', {}, _('Computer players')),
@@ -127,6 +131,7 @@ export function seriesPanel() {
     numberInput.max = String(k.max);
     numberInput.value = String(k.value);
     numberHelp.textContent = [_(k.help), _('From {min} to {max}.', { min: formatNumber(k.min), max: formatNumber(k.max) })].join(' ');
+    outAboveField.hidden = kind() !== 'elimination';
   }
   for (const radio of createForm.querySelectorAll(`input[name="${kindName}"]`)) radio.addEventListener('change', describeKind);
   describeKind();
@@ -349,7 +354,7 @@ export function seriesPanel() {
       for (let i = 0; i < n; i += 1) computers.push(level);
     }
     /** @type {Schemas['NewSeries']['format']} */
-    const format = k === 'rounds' ? { kind: 'rounds', rounds: number } : k === 'to_score' ? { kind: 'to_score', target: number } : { kind: 'elimination', limit: number };
+    const format = k === 'rounds' ? { kind: 'rounds', rounds: number } : k === 'to_score' ? { kind: 'to_score', target: number } : { kind: 'elimination', limit: number, out_when: outAbove.checked ? 'exceeded' : 'reached' };
     createButton.disabled = true;
     try {
       await ensurePlayer();

@@ -83,6 +83,11 @@ await run(async (browser) => {
   check(await panel.getByRole('radio', { name: 'A number of rounds' }).isChecked(), 'rounds by default');
   await panel.getByRole('radio', { name: 'Up to a score' }).check();
   check((await panel.getByLabel('Target', { exact: true }).inputValue()) === '100', 'the target field for "up to a score"');
+  const outAbove = panel.getByRole('checkbox', { name: /Out only above the limit/ });
+  check(!(await outAbove.isVisible()), 'no "out above" choice but for elimination');
+  await panel.getByRole('radio', { name: 'Elimination' }).check();
+  check((await panel.getByLabel('Limit', { exact: true }).inputValue()) === '45', 'the sheets\' limit for elimination');
+  check((await outAbove.isVisible()) && !(await outAbove.isChecked()), 'out at the limit by default, out above it by choice');
   await panel.getByRole('radio', { name: 'A number of rounds' }).check();
   await panel.getByLabel('Rounds', { exact: true }).fill(String(ROUNDS));
   await panel.getByLabel('Easy', { exact: true }).fill('1');
