@@ -239,7 +239,7 @@ class App(RoutedBehind):
         template = hot_template(self.hot_routes, scope, self.cors_config is not None)
         if template is None or self.front is None:
             if self.cors_config is not None:
-                send = _language_varied(send)
+                send = _vary_restored(send)
             await super().__call__(scope, receive, send)
             return
         scope["app"] = scope["litestar_app"] = self
@@ -260,7 +260,7 @@ _VARIED_BY: Final = (
 )
 
 
-def _language_varied(send: Send) -> Send:
+def _vary_restored(send: Send) -> Send:
     """The framework's CORS layer sets ``Vary: Origin`` in place of the ``Vary`` an answer
     has: an answer that says its language varies by ``Accept-Language`` again, and one
     compressed (a page file, ``service.web.files``) by ``Accept-Encoding``."""

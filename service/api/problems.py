@@ -503,8 +503,8 @@ def documented(*kinds: ProblemType | tuple[ProblemType, ...]) -> dict[int, Respo
 
 
 def created(result: type[msgspec.Struct], description: str) -> ResponseSpec:
-    """The 201 of a creating POST whose handler answers the encoded bytes itself (as an
-    idempotency key keeps them)."""
+    """An answer whose handler sends encoded bytes itself: a creating POST's 201 (as an
+    idempotency key keeps them), or a stored run's 200 as it was first sent."""
     return ResponseSpec(data_container=result, description=description, generate_examples=False)
 
 

@@ -3,7 +3,7 @@ client accepts.
 
 At start-up the page's directory is read whole (its files, not hidden ones) and given a
 **digest**, the first 16 hex digits of a SHA-256 over every file's name and bytes
-(``directory_digest``). Each file is served twice:
+(``PageFiles.digest``). Each file is served twice:
 
 - under ``/play/<digest>/<name>``, with ``Cache-Control: public, max-age=31536000,
   immutable``: what that URL names never changes, so a browser keeps it a year without
@@ -59,20 +59,16 @@ IMMUTABLE: Final = "public, max-age=31536000, immutable"
 REVALIDATE: Final = "no-cache"
 ENCODINGS_BOUND: Final = 128
 
+# The page's kinds of file, named here rather than by the system's mimetypes table
+# (which varies: .js is application/javascript on some).
 _TYPES: Final = {
     ".html": "text/html",
     ".js": "text/javascript",
-    ".mjs": "text/javascript",
     ".css": "text/css",
     ".json": "application/json",
     ".svg": "image/svg+xml",
-    ".txt": "text/plain",
-    ".webmanifest": "application/manifest+json",
-    ".png": "image/png",
-    ".ico": "image/x-icon",
-    ".woff2": "font/woff2",
 }
-_COMPRESSIBLE: Final = ("text/", "application/json", "application/manifest+json", "image/svg+xml")
+_COMPRESSIBLE: Final = ("text/", "application/json", "image/svg+xml")
 _QVALUE: Final = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
 # A reference of index.html to one of the page's files, by its own path.
 _REFERENCE: Final = re.compile(r"""(\b(?:src|href)=")/play/([^"?#]+)(")""")
@@ -241,11 +237,6 @@ def digest_of(contents: dict[str, bytes]) -> str:
     return digest.hexdigest()[:DIGEST_LENGTH]
 
 
-def directory_digest(directory: Path) -> str:
-    """The digest of the files of ``directory`` (not hidden ones), as ``PageFiles`` gives it."""
-    return digest_of(_read(directory, [name for name, *_ in _listing(directory)]))
-
-
 def fingerprinted(index: str, digest: str, names: frozenset[str]) -> str:
     """``index.html`` with its references to the page's files (``src="/play/app.js"``)
     under the digest (``src="/play/<digest>/app.js"``); other references as they are.
@@ -317,7 +308,3 @@ class PageFiles:
 
     def get(self, name: str) -> PageFile | None:
         return self.files.get(name)
-
-    def held_bytes(self) -> int:
-        """The bytes of the files held (their compressed forms are ``ENCODINGS``')."""
-        return sum(len(file.body) for file in self.files.values())

@@ -16,7 +16,7 @@ from litestar.testing import AsyncTestClient
 
 from service.clock import FixedClock
 from service.web import PAGE_HEADERS, PLAY_DIRECTORY, play_router
-from service.web.files import PageFiles, chosen_coding, directory_digest
+from service.web.files import PageFiles, chosen_coding
 from tests.conftest import base_settings
 
 # The only absolute URL the page may hold: the SVG namespace, a name, never fetched.
@@ -29,7 +29,7 @@ async def test_the_page_is_served(page_client: httpx.AsyncClient, path: str) -> 
     answer = await page_client.get(path)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/html")
-    digest = directory_digest(PLAY_DIRECTORY)
+    digest = PageFiles(PLAY_DIRECTORY).digest
     assert f'<script type="module" src="/play/{digest}/app.js">' in answer.text
     assert f'href="/play/{digest}/style.css"' in answer.text
     assert f'href="/play/{digest}/favicon.svg"' in answer.text
@@ -138,7 +138,7 @@ def assert_page_headers(answer: httpx.Response, what: str) -> None:
 
 async def test_the_page_names_the_digest_of_its_files(page_client: httpx.AsyncClient) -> None:
     digest = await current_digest(page_client)
-    assert digest == directory_digest(PLAY_DIRECTORY)
+    assert digest == PageFiles(PLAY_DIRECTORY).digest
     index = (await page_client.get("/play")).text
     for reference in re.findall(r"""(?:src|href)="([^"]+)\"""", index):
         assert reference.startswith(f"/play/{digest}/"), reference
@@ -310,23 +310,23 @@ def write(directory: Path, files: dict[str, str]) -> None:
 
 def test_a_change_of_any_file_changes_the_digest(tmp_path: Path) -> None:
     write(tmp_path, {"index.html": '<script src="/play/app.js">', "app.js": "one", "a/b.css": "x"})
-    first = directory_digest(tmp_path)
+    first = PageFiles(tmp_path).digest
     assert re.fullmatch(r"[0-9a-f]{16}", first)
     write(tmp_path, {"app.js": "one"})  # written again, the same bytes: the same digest
-    assert directory_digest(tmp_path) == first
+    assert PageFiles(tmp_path).digest == first
     write(tmp_path, {".app.js.swp": "an editor's"})  # hidden files are not the page's
-    assert directory_digest(tmp_path) == first
+    assert PageFiles(tmp_path).digest == first
     seen = {first}
     for change in ({"app.js": "two"}, {"a/b.css": "y"}, {"new.js": ""}, {"index.html": "<p>"}):
         write(tmp_path, change)
-        seen.add(directory_digest(tmp_path))
+        seen.add(PageFiles(tmp_path).digest)
     (tmp_path / "new.js").rename(tmp_path / "renamed.js")
-    seen.add(directory_digest(tmp_path))
+    seen.add(PageFiles(tmp_path).digest)
     assert len(seen) == 6  # every change a digest of its own
     # A name's bytes and the next name's cannot trade places: "ab" + "c" is not "a" + "bc".
     write(tmp_path / "x", {"a": "bc"})
     write(tmp_path / "y", {"ab": "c"})
-    assert directory_digest(tmp_path / "x") != directory_digest(tmp_path / "y")
+    assert PageFiles(tmp_path / "x").digest != PageFiles(tmp_path / "y").digest
 
 
 def test_the_files_are_read_again_when_one_changes(tmp_path: Path) -> None:
@@ -339,12 +339,12 @@ def test_the_files_are_read_again_when_one_changes(tmp_path: Path) -> None:
     write(tmp_path, {"app.js": "two, longer"})
     assert body_of(files, "app.js") == b"one"  # the copy read, until looked at again
     files.refresh()
-    assert files.digest == directory_digest(tmp_path) != old
+    assert files.digest == PageFiles(tmp_path).digest != old
     assert body_of(files, "app.js") == b"two, longer"
     assert f"/play/{files.digest}/app.js".encode() in body_of(files, "index.html")
     (tmp_path / "app.js").unlink()
     files.refresh()
-    assert files.get("app.js") is None and files.digest == directory_digest(tmp_path)
+    assert files.get("app.js") is None and files.digest == PageFiles(tmp_path).digest
 
 
 def body_of(files: PageFiles, name: str) -> bytes:
@@ -377,7 +377,7 @@ async def test_a_server_follows_its_files_and_refuses_the_old_digest(tmp_path: P
         write(tmp_path, {"ui.js": "export const three = 3;"})
         # Another worker saw the change first: this one, asked for a digest it does not
         # know, looks at its files again and serves it.
-        newest = directory_digest(tmp_path)
+        newest = PageFiles(tmp_path).digest
         assert (await worker.get(f"/play/{newest}/ui.js")).text == "export const three = 3;"
 
 
