@@ -9,7 +9,7 @@ import { ensurePlayer, loadJSON, refreshPlayer, saveJSON, todayIn } from './play
 import { copyButton } from './result.js';
 import { seriesPanel } from './series.js';
 import { _, formatDate, formatNumber } from './strings.js';
-import { codeField, errorNote, loading, viewHeader } from './ui.js';
+import { codeField, errorNote, loading, offerButtons, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 
@@ -131,27 +131,14 @@ export function friendsView() {
   async function offer(code) {
     const shownCode = code.trim().toUpperCase();
     const questionId = uniqueId('invite');
-    const yes = h('button', { type: 'button', class: 'primary', 'aria-describedby': questionId }, _('Become friends'));
-    const no = h('button', { type: 'button', class: 'secondary' }, _('Not now'));
-    const outcome = h('div', { 'aria-live': 'polite' });
     // Answered: the page's address no longer asks again on a reload.
     const answered = () => history.replaceState(null, '', '#friends');
-    yes.addEventListener('click', async () => {
-      yes.disabled = true;
-      clear(outcome, loading());
-      try {
-        const said = await redeem(code);
-        answered();
-        clear(invite, h('div', { class: 'panel invite-done' }, h('p', { class: 'good', role: 'status' }, said)));
-        listTitle.focus({ preventScroll: false });
-      } catch (error) {
-        clear(outcome, errorNote(error));
-        no.textContent = _('Close');
-        yes.disabled = false;
-        no.focus();
-      }
-    });
-    no.addEventListener('click', () => {
+    const { yes, no, outcome } = offerButtons(questionId, _('Become friends'), async () => {
+      const said = await redeem(code);
+      answered();
+      clear(invite, h('div', { class: 'panel invite-done' }, h('p', { class: 'good', role: 'status' }, said)));
+      listTitle.focus({ preventScroll: false });
+    }, () => {
       answered();
       clear(invite);
       /** @type {HTMLElement} */ (el.querySelector('h1')).focus();

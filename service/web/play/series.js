@@ -14,7 +14,7 @@ import { keptRound } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
 import { copyButton, renderResult } from './result.js';
 import { _, formatNumber, formatScore, N_, ngettext } from './strings.js';
-import { codeField, errorNote, loading, rulesForm, rulesSummary } from './ui.js';
+import { codeField, errorNote, loading, offerButtons, rulesForm, rulesSummary } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {import('./rules.js').Move} Move */
@@ -308,22 +308,7 @@ export function seriesPanel() {
   /** @param {string} code */
   function offer(code) {
     const questionId = uniqueId('series-invite');
-    const yes = h('button', { type: 'button', class: 'primary', 'aria-describedby': questionId }, _('Join this series'));
-    const no = h('button', { type: 'button', class: 'secondary' }, _('Not now'));
-    const outcome = h('div', { 'aria-live': 'polite' });
-    yes.addEventListener('click', async () => {
-      yes.disabled = true;
-      clear(outcome, loading());
-      try {
-        await join(code);
-      } catch (error) {
-        clear(outcome, errorNote(error));
-        no.textContent = _('Close');
-        yes.disabled = false;
-        no.focus();
-      }
-    });
-    no.addEventListener('click', () => {
+    const { yes, no, outcome } = offerButtons(questionId, _('Join this series'), () => join(code), () => {
       clear(current);
       codeInput.focus();
     });

@@ -152,6 +152,36 @@ export function codeField({ id, label, button, help }) {
   return { field, input, button: submit, error, onCode };
 }
 
+// A yes-or-no offer (a friend's link, a series' link): "yes" runs accept() with the button
+// disabled and, if it fails, shows its error and turns "Not now" into "Close"; "Not now" runs
+// decline().
+/**
+ * @param {string} questionId the id of the sentence that asks
+ * @param {string} label what "yes" says
+ * @param {() => Promise<unknown>} accept
+ * @param {() => void} decline
+ * @returns {{yes: HTMLButtonElement, no: HTMLButtonElement, outcome: HTMLDivElement}}
+ */
+export function offerButtons(questionId, label, accept, decline) {
+  const yes = h('button', { type: 'button', class: 'primary', 'aria-describedby': questionId }, label);
+  const no = h('button', { type: 'button', class: 'secondary' }, _('Not now'));
+  const outcome = h('div', { 'aria-live': 'polite' });
+  yes.addEventListener('click', async () => {
+    yes.disabled = true;
+    clear(outcome, loading());
+    try {
+      await accept();
+    } catch (error) {
+      clear(outcome, errorNote(error));
+      no.textContent = _('Close');
+      yes.disabled = false;
+      no.focus();
+    }
+  });
+  no.addEventListener('click', decline);
+  return { yes, no, outcome };
+}
+
 // The rules in plain words, for a summary line: what a move closes, how a roll counts,
 // when one die may (or must) be rolled, how the score is counted (PRODUCT.md §2).
 /** @type {Record<string, Record<string, string>>} */
