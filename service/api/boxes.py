@@ -34,7 +34,9 @@ from service.api.schemas import (
     SCORE,
     SHUT,
     DiceIn,
+    LimitQuery,
     MovesIn,
+    OffsetQuery,
     RulesIn,
     RulesOut,
     RunResult,
@@ -45,7 +47,6 @@ from service.api.schemas import (
 )
 from service.api.tables import held_tables
 from service.i18n import _
-from service.places import places
 from service.rules.analysis import report
 from service.rules.dice import box_sequence_id, check_dice
 from service.rules.ruleset import Roll, Rules
@@ -275,6 +276,7 @@ async def owners_run(
 
 
 _encoder = msgspec.json.Encoder()
+RESULTS_PAGE: Final = 100  # the results of a box a page shows at once (LimitQuery's most)
 
 
 class BoxesController(Controller):
@@ -477,12 +479,23 @@ class BoxesController(Controller):
         "/{code:str}/results",
         operation_id="getBoxResults",
         summary="Everyone's result on a box, best first",
-        description="For the owner and for players who have played the box; otherwise 403.",
+        description="For the owner and for players who have played the box; otherwise 403. "
+        f"{RESULTS_PAGE} at a time: page on with `offset` set to the number of results read.",
         security=BEARER,
-        responses=documented(problems.BOX_CODE, problems.RESULTS_HIDDEN, problems.AUTHENTICATED),
+        responses=documented(
+            problems.INVALID_REQUEST,
+            problems.BOX_CODE,
+            problems.RESULTS_HIDDEN,
+            problems.AUTHENTICATED,
+        ),
     )
     async def results(
-        self, player: PlayerDep, services: ServicesDep, code: CodePath
+        self,
+        player: PlayerDep,
+        services: ServicesDep,
+        code: CodePath,
+        limit: LimitQuery = RESULTS_PAGE,
+        offset: OffsetQuery = 0,
     ) -> list[BoxResult]:
         found = await find_box(services.pool, code)
         if (
@@ -492,7 +505,7 @@ class BoxesController(Controller):
             raise problems.RESULTS_HIDDEN(
                 _("The results of a box are shown to its owner and to those who have played it."),
             )
-        rows = await boxes.results(services.pool, found.code)
+        page = await boxes.results(services.pool, found.code, limit, offset)
         return [
             BoxResult(
                 name=r["name"],
@@ -504,5 +517,5 @@ class BoxesController(Controller):
                 me=r["player_id"] == player.id,
                 owner=r["player_id"] == found.owner_id,
             )
-            for r, place in zip(rows, places([r["score"] for r in rows]))
+            for r, place in zip(page.rows, page.places)
         ]

@@ -50,6 +50,9 @@ BeforeQuery = Annotated[
     date | None, QueryParameter(description="Only dates before this one (YYYY-MM-DD).")
 ]
 LimitQuery = Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")]
+OffsetQuery = Annotated[
+    int, QueryParameter(ge=0, le=10**9, description="How many of the list to pass over.")
+]
 PAGE_SIZE: Final = 30
 
 

@@ -12,6 +12,7 @@ import asyncpg
 import msgspec
 
 from service.codes import new_code
+from service.places import page_places
 from service.rules import fairplay
 from service.rules.dice import BOX_ALGORITHM, box_sequence_id, derive_box_dice
 from service.rules.ruleset import Roll, Rules
@@ -188,5 +189,18 @@ async def _insert_run(
     return body
 
 
-async def results(database: Database, code: str) -> list[asyncpg.Record]:
-    return list(await database.fetch(QUERIES.box_results, code))
+class ResultsPage(msgspec.Struct, frozen=True):
+    """A page of a box's results, best first, with the places the whole board gives them."""
+
+    rows: list[asyncpg.Record]
+    places: list[int]
+
+
+async def results(database: Database, code: str, limit: int, offset: int) -> ResultsPage:
+    """``limit`` results of box ``code`` after the first ``offset``, best first."""
+    rows = list(await database.fetch(QUERIES.box_results, code, limit, offset))
+    scores = [row["score"] for row in rows]
+    lower = 0
+    if offset and rows:  # the first page needs no count: nothing came before it
+        lower = await database.fetchval(QUERIES.box_runs_scoring_below, code, scores[0])
+    return ResultsPage(rows, page_places(scores, offset, lower))

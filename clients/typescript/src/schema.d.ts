@@ -110,7 +110,7 @@ export interface paths {
         };
         /**
          * Everyone's result on a box, best first
-         * @description For the owner and for players who have played the box; otherwise 403.
+         * @description For the owner and for players who have played the box; otherwise 403. 100 at a time: page on with `offset` set to the number of results read.
          */
         get: operations["getBoxResults"];
         put?: never;
@@ -3672,7 +3672,12 @@ export interface operations {
     };
     getBoxResults: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description How many of the list to pass over. */
+                offset?: number;
+            };
             header?: {
                 /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
                 "Accept-Language"?: string;

@@ -22,6 +22,9 @@ import { codeField, errorNote, loading, rulesForm, rulesSummary, viewHeader } fr
  * @typedef {{mode?: Mode, played?: boolean}} Kept
  */
 
+// A page of a box's results: the most GET /v1/boxes/{code}/results gives at once.
+const RESULTS_PAGE = 100;
+
 /** @param {number} count */
 function playersSoFar(count) {
   return ngettext('{count} player so far', '{count} players so far', count);
@@ -159,28 +162,53 @@ export function boxView() {
    * @param {(count: number) => void} onCount
    */
   async function results(box, into, onCount) {
-    const code = box.code;
+    const path = `/v1/boxes/${encodeURIComponent(box.code)}`;
+    const scoring = box.rules.scoring;
+    /** @param {number} offset @returns {Promise<Schemas['BoxResult'][]>} */
+    const page = (offset) => api('GET', `${path}/results?limit=${RESULTS_PAGE}&offset=${offset}`, { auth: true });
+    // Best first, each with its place as the API gives it (ties share it: 1, 1, 3).
+    /** @param {Schemas['BoxResult']} r */
+    const row = (r) => h('li', { class: r.me ? 'is-you' : null, 'data-rank': r.place },
+      h('span', { class: 'results-rank' }, formatNumber(r.place)),
+      h('span', { class: 'results-who' },
+        h('span', { class: 'results-name' }, r.name ?? _('Anonymous')),
+        r.me ? h('span', { class: 'chip chip-you' }, _('you')) : null,
+        r.owner ? h('span', { class: 'chip chip-owner' }, _('owner')) : null),
+      h('span', { class: 'results-score' }, formatScore(r.score, scoring), r.shut ? h('span', { class: 'chip chip-best' }, _('shut')) : null),
+      h('span', { class: 'chip' }, r.mode === 'target' ? _('target') : _('blind')),
+      h('time', { class: 'results-time', datetime: r.submitted_at }, formatTime(r.submitted_at)));
     clear(into, loading());
     try {
-      /** @type {Schemas['BoxResult'][]} */
-      const list = await api('GET', `/v1/boxes/${encodeURIComponent(code)}/results`, { auth: true });
-      onCount(list.length);
-      const scoring = box.rules.scoring;
-      clear(into, h('h3', {}, _('Results')), list.length
-        ? h('ol', { class: 'results' }, list.map((r) => {
-          // Best first, each with its place as the API gives it (ties share it: 1, 1, 3).
-          return h('li', { class: r.me ? 'is-you' : null, 'data-rank': r.place },
-            h('span', { class: 'results-rank' }, formatNumber(r.place)),
-            h('span', { class: 'results-who' },
-              h('span', { class: 'results-name' }, r.name ?? _('Anonymous')),
-              r.me ? h('span', { class: 'chip chip-you' }, _('you')) : null,
-              r.owner ? h('span', { class: 'chip chip-owner' }, _('owner')) : null),
-            h('span', { class: 'results-score' }, formatScore(r.score, scoring), r.shut ? h('span', { class: 'chip chip-best' }, _('shut')) : null),
-            h('span', { class: 'chip' }, r.mode === 'target' ? _('target') : _('blind')),
-            h('time', { class: 'results-time', datetime: r.submitted_at }, formatTime(r.submitted_at)));
-        }))
-        : h('p', { class: 'muted-text' }, _('No results yet.')),
-      shareActions(box.display_code, boxLink(box.display_code)));
+      const list = await page(0);
+      // A full page may have more after it: then the box itself says how many have played.
+      /** @type {Schemas['BoxOut']} */
+      const counted = list.length < RESULTS_PAGE ? { ...box, players: list.length } : await api('GET', path);
+      onCount(counted.players);
+      const ol = h('ol', { class: 'results' }, list.map(row));
+      const more = h('button', { type: 'button', class: 'secondary', hidden: list.length < RESULTS_PAGE }, _('More results'));
+      const moreNote = h('div', { 'aria-live': 'polite' });
+      let read = list.length;
+      more.addEventListener('click', async () => {
+        more.disabled = true;
+        clear(moreNote);
+        try {
+          const next = (await page(read)).map(row);
+          read += next.length;
+          ol.append(...next);
+          more.hidden = next.length < RESULTS_PAGE;
+          if (next.length) {
+            next[0].tabIndex = -1;
+            next[0].focus();
+          }
+        } catch (error) {
+          clear(moreNote, errorNote(error));
+        } finally {
+          more.disabled = false;
+        }
+      });
+      clear(into, h('h3', {}, _('Results')),
+        list.length ? [ol, more, moreNote] : h('p', { class: 'muted-text' }, _('No results yet.')),
+        shareActions(box.display_code, boxLink(box.display_code)));
     } catch (error) {
       clear(into, errorNote(error));
     }

@@ -160,6 +160,21 @@ async def test_twenty_friends_blind_and_target(client: httpx.AsyncClient) -> Non
     assert [{k: v for k, v in r.items() if k not in mine_only} for r in friend_view.json()] == [
         {k: v for k, v in r.items() if k not in mine_only} for r in results
     ]
+    # Page by page (pages that split ties among them), the same list with the same places.
+    for size in (1, 4, 5):
+        paged: list[dict[str, object]] = []
+        while len(paged) <= len(results):
+            query = {"limit": size, "offset": len(paged)}
+            page = await client.get(f"/v1/boxes/{code}/results", params=query, headers=auth(owner))
+            assert page.status_code == 200, page.text
+            if not page.json():
+                break
+            paged += page.json()
+        assert paged == results, size
+    for bad in ({"limit": 0}, {"limit": 101}, {"offset": -1}, {"offset": "x"}):
+        refused = await client.get(f"/v1/boxes/{code}/results", params=bad, headers=auth(owner))
+        assert refused.status_code == 400, (bad, refused.text)
+        assert refused.json()["type"] == "/problems/invalid-request"
 
 
 @pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)

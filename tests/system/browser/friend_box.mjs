@@ -10,7 +10,8 @@
 // A's; he copies the link (no share sheet there); a reload shows his own result again.
 // C opens the box with the target: asked for a name, skips it, is shown A's final
 // position, is not asked again on a reload, plays, and is "Anonymous" and "you" in the
-// results, every place the number of better runs plus one.
+// results, every place the number of better runs plus one. A box of 130 players (its
+// results answered by a stub of the API's pages) shows 100, then the rest on "More results".
 import { baseUrl, check, mistyped, newPage, PHONE, PHONE_TALL, playRound, run, screenshot, setName, text, view } from './lib.mjs';
 
 // A box's dice, as anyone with its code gets them.
@@ -273,4 +274,32 @@ await run(async (browser) => {
   await resultRows(alice, 3);
   check((await view(alice).locator('.active-box .note').innerText()).includes('played this box'), 'A is told she played it');
   check(Number(await text(alice, '.active-box .hero-value')) === aliceScore, 'her own score on a new visit');
+
+  // A box of many players (its results answered here, as the API pages them: 100 at a time
+  // after `offset`, with the box's count of players): the first page, then "More results".
+  const many = 130;
+  const manyRows = Array.from({ length: many }, (_, i) => ({
+    name: `Player ${i}`, score: Math.floor(i / 3), shut: i < 3, mode: 'blind',
+    submitted_at: '2026-12-01T12:00:00Z', place: 3 * Math.floor(i / 3) + 1, me: false, owner: false,
+  }));
+  await alice.route('**/v1/boxes/*/results?*', (route) => {
+    const query = new URL(route.request().url()).searchParams;
+    const offset = Number(query.get('offset'));
+    route.fulfill({ json: manyRows.slice(offset, offset + Number(query.get('limit'))) });
+  });
+  await alice.route(`**/v1/boxes/${code.replace('-', '')}`, async (route) => {
+    const box = await (await route.fetch()).json();
+    route.fulfill({ json: { ...box, players: many } });
+  });
+  await alice.reload();
+  await view(alice).locator('.results-panel .results li').nth(99).waitFor();
+  check((await view(alice).locator('.results-panel .results li').count()) === 100, 'a page of 100 results');
+  await view(alice).locator('.box-players').filter({ hasText: `${many} players so far` }).waitFor();
+  const more = view(alice).getByRole('button', { name: 'More results' });
+  await more.click();
+  await view(alice).locator('.results-panel .results li').nth(many - 1).waitFor();
+  const places = await view(alice).locator('.results-panel .results li').evaluateAll((items) => items.map((li) => Number(li.dataset.rank)));
+  check(JSON.stringify(places) === JSON.stringify(manyRows.map((r) => r.place)), `every place as the API gave it: ${places}`);
+  check(await more.isHidden(), 'no more after the last page');
+  check(await alice.evaluate(() => document.activeElement?.textContent?.includes('Player 100')), 'the first new result has the focus');
 });
