@@ -181,9 +181,7 @@ export function boxView() {
     try {
       const list = await page(0);
       // A full page may have more after it: then the box itself says how many have played.
-      /** @type {Schemas['BoxOut']} */
-      const counted = list.length < RESULTS_PAGE ? { ...box, players: list.length } : await api('GET', path);
-      onCount(counted.players);
+      onCount(list.length < RESULTS_PAGE ? list.length : /** @type {Schemas['BoxOut']} */ (await api('GET', path)).players);
       const ol = h('ol', { class: 'results' }, list.map(row));
       const more = h('button', { type: 'button', class: 'secondary', hidden: list.length < RESULTS_PAGE }, _('More results'));
       const moreNote = h('div', { 'aria-live': 'polite' });
