@@ -141,13 +141,7 @@ def lifespan(
                 limiter=services.limiter,
             )
             await solver.tables(Rules())  # the standard tables, warm before the first request
-            await services.dice_in_play.load()
-            listening = asyncio.Event()  # the keys of boxes of unmarked dice, all held
-            chores = [
-                asyncio.create_task(housekeeping(pool, cache, clock, settings.launch_date)),
-                asyncio.create_task(services.dice_in_play.listen(listening)),
-            ]
-            await listening.wait()
+            chores = [asyncio.create_task(housekeeping(pool, cache, clock, settings.launch_date))]
             # What start-up made lives as long as the app: out of every garbage collection
             # from now on (a full one took some 10 ms of a worker, a stall for every request
             # in flight), back in at shutdown.

@@ -129,7 +129,7 @@ class DailyRuns:
             day=day,
             moves=[m.as_json() for m in verified.run.moves],
             score=verified.run.score,
-            best_possible=verified.analysis.best_possible,
+            best_possible=verified.best_possible,
             submitted_at=now,
         )
         if isinstance(runner, TokenHash):

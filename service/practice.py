@@ -105,7 +105,7 @@ class PracticeRuns:
                 day=day,
                 moves=[m.as_json() for m in verified.run.moves],
                 score=score,
-                best_possible=verified.analysis.best_possible,
+                best_possible=verified.best_possible,
                 played_at=now,
             )
             await practice.keep(self.pool if connection is None else connection, run)

@@ -3,10 +3,9 @@
 A series has rules, a format and up to ``MAX_SEATS`` seats: players, who join by code
 before its first round is complete, and computer players. Each round is a sequence of
 its own (``series/<code>/<round>``), issued when the first player reaches it, its dice
-drawn as a Friend Box's are (``derive_box_dice``: marked, so that ``POST /v1/analyze``
-refuses them while the series is on, at no cost to other dice); the computer seats play
-it then. A player plays round k + 1 once they have played round k, at their own pace,
-one run a round (the identical run again is the stored answer; another is refused).
+derived from the secret as a Friend Box's are; the computer seats play it then. A
+player plays round k + 1 once they have played round k, at their own pace, one run a
+round (the identical run again is the stored answer; another is refused).
 
 The standings are a pure function of the rounds' scores (``standings``); what a player
 is shown of them is another (``view``): a round's scores only to a player who has played
@@ -27,9 +26,9 @@ from msgspec import Meta
 
 from service.codes import new_code
 from service.places import places
-from service.rules import computers, fairplay
+from service.rules import computers
 from service.rules.analysis import Report, report
-from service.rules.dice import BOX_ALGORITHM, derive_box_dice
+from service.rules.dice import ALGORITHM, derive_dice
 from service.rules.replay import Move
 from service.rules.ruleset import Roll, Rules
 from service.rules.solver import Tables
@@ -460,14 +459,10 @@ async def _issue(
     tables: Tables,
     now: datetime,
 ) -> None:
-    """Issue a round: dice drawn as a box's (marked, and kept with their key), then the
-    computer seats' runs of them."""
+    """Issue a round: dice derived as a box's, then the computer seats' runs of them."""
     sequence_id = round_sequence_id(row.code, round_number)
-    dice = derive_box_dice(secret, sequence_id, rules)
-    key = fairplay.stored_key(
-        fairplay.deciding_key(dice, sums_only=fairplay.only_sums_matter(rules))
-    )
-    issued = await sequences.create(connection, cache, sequence_id, rules, dice, BOX_ALGORITHM, now)
+    dice = derive_dice(secret, sequence_id, rules.rolls)
+    issued = await sequences.create(connection, cache, sequence_id, rules, dice, ALGORITHM, now)
     assert issued is not None, "a round's sequence is issued once, under the series' lock"
     runs = []
     for index, kind in enumerate(row.computers):
@@ -481,7 +476,6 @@ async def _issue(
             code=row.code,
             round=round_number,
             sequence_id=sequence_id,
-            dice_key=key,
             computer_moves=[[m.as_json() for m in run.moves] for run in runs],
             computer_scores=[run.score for run in runs],
             issued_at=now,

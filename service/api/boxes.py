@@ -26,6 +26,7 @@ from service.api.deps import (
     ServicesDep,
     optional_player,
 )
+from service.api.game import DealToken, dealt
 from service.api.idempotency import JSON, respond_once
 from service.api.problems import created, documented, resubmitted
 from service.api.schemas import (
@@ -48,14 +49,13 @@ from service.api.schemas import (
 from service.api.tables import held_tables
 from service.i18n import _
 from service.rules.analysis import report
-from service.rules.dice import box_sequence_id, check_dice
+from service.rules.dice import box_sequence_id
 from service.rules.ruleset import Roll, Rules
 from service.store import boxes, sequences
 from service.store.boxes import Box, Mode, NewBoxRun, OwnersRun
 from service.store.db import Connection, Database
 from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
-from service.store.sequences import IssuedSequence
 
 CodePath = Annotated[
     str,
@@ -67,24 +67,59 @@ CodePath = Annotated[
 
 
 class FromRun(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """A run the player has just played (a Solo round): its dice and its moves."""
+    """A round the player has just played on dealt dice (a Solo round): its deal, its
+    moves and the hints taken."""
 
-    dice: DiceIn
+    deal: (
+        Annotated[
+            DealToken,
+            Meta(
+                description="The round's deal (`POST /v1/deals`): its rules and dice. Left "
+                "out: 422 `not-dealt`."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    dice: (
+        Annotated[
+            DiceIn,
+            Meta(
+                description="Not accepted: a box is made only of dice the service dealt "
+                "(PRODUCT.md §6b). Dice without a `deal` are 422 `not-dealt`."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
     moves: MovesIn
+    hints_used: (
+        Annotated[
+            int,
+            Meta(
+                ge=0,
+                le=1000,
+                description="The hints the player took on the round: shown with the box's "
+                "target. Left out: not said.",
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class NewBox(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """A box to make: fresh dice under these rules, or the dice of a run the player has
-    played, that run being the owner's."""
+    """A box to make: fresh dice under these rules, or the dice of a round the player has
+    played on a deal, that run being the owner's."""
 
-    rules: RulesIn = msgspec.field(default_factory=Rules)
+    rules: (
+        Annotated[RulesIn, Meta(description="The box's rules (not with `from_run`).")] | UnsetType
+    ) = UNSET
     from_run: (
         Annotated[
             FromRun,
             Meta(
-                description="The dice of a round the player has just played, and its moves: "
-                "the box has those dice, and that run is the owner's run of it. Dice in play "
-                "(a live Daily Dice, a Friend Box, a series round) are 403 `dice-in-play`."
+                description="A round the player has just played on a deal, and its moves: the "
+                "box has the deal's rules and dice, and that run is the owner's run of it. One "
+                "deal makes one box (409 `deal-used` naming it); a forged deal is 422 "
+                "`bad-deal`, an expired one 422 `deal-expired`."
             ),
         ]
         | UnsetType
@@ -104,6 +139,13 @@ class Target(msgspec.Struct, frozen=True):
         list[int], Meta(description="The owner's tiles left open, ascending; empty: shut.")
     ]
     score: Annotated[int, Meta(description="The owner's score: lower is better.")]
+    hints_used: Annotated[
+        int | None,
+        Meta(
+            description="The hints the owner took on the round the box was made of (a box "
+            "of a Solo round, `from_run`); null: a box of fresh dice, or not said."
+        ),
+    ]
 
 
 _CODE: Final = "The box code: 8 symbols and a check symbol (Crockford base32), e.g. 7M3QK2ZD2."
@@ -256,23 +298,35 @@ def box_run(
 
 
 async def owners_run(
-    scope: Scope, data: FromRun, rules: Rules, player: PlayerRow, services: Services
+    scope: Scope, data: FromRun, player: PlayerRow, services: Services
 ) -> OwnersRun:
-    """The run a box is made of, if its dice fit the rules and are not in play (its moves
-    are verified and analysed, as any box run's, once the box's code is drawn)."""
-    dice = check_dice(rules, data.dice)
-    if await services.dice_in_play.refuses(dice, services.clock.now()):
-        # The problem's own (translated) words: a detail of its own awaits the catalogs.
-        raise problems.DICE_IN_PLAY(_("These dice are in play"))
+    """The round a box is made of, if its deal is this service's and live (its moves are
+    verified and analysed, as any box run's, once the box's code is drawn)."""
+    if isinstance(data.deal, UnsetType):
+        raise problems.NOT_DEALT(
+            _(
+                "A box is made only of a round played on dice the service dealt: deal the "
+                "round first (POST /v1/deals), then send its deal with the moves."
+            )
+        )
+    if not isinstance(data.dice, UnsetType):
+        raise problems.INVALID_REQUEST(_("A deal binds its dice: send `deal` without `dice`."))
+    found = dealt(services, data.deal)
     moves = [move_in(m) for m in data.moves]
-    await held_tables(scope, rules)
+    await held_tables(scope, found.rules)
 
     def run_of_box(code: str) -> tuple[NewBoxRun, Callable[[UUID], bytes]]:
         sequence_id = box_sequence_id(code)
-        result = run_result(report(rules, dice, moves, sequence_id), sequence_id)
+        result = run_result(report(found.rules, found.dice, moves, sequence_id), sequence_id)
         return box_run(result, code, player, "blind", services.clock.now(), None)
 
-    return OwnersRun(dice=dice, played=run_of_box)
+    return OwnersRun(
+        deal_id=found.id,
+        rules=found.rules,
+        dice=found.dice,
+        hints_used=None if isinstance(data.hints_used, UnsetType) else data.hints_used,
+        played=run_of_box,
+    )
 
 
 _encoder = msgspec.json.Encoder()
@@ -289,19 +343,21 @@ class BoxesController(Controller):
         summary="Create a Friend Box",
         description=(
             "A fresh sequence under any rules variant (standard by default) behind a code to "
-            "share. The owner plays it like anyone else. With `from_run`, a box of the dice of "
-            "a round the player has just played, that run (verified and analysed as any "
-            "box run) being the owner's: dice in play (a live Daily Dice, a Friend Box, a "
-            "series round, compared by their first 7 rolls) are 403 `dice-in-play`, an "
-            "illegal run 422. Honours Idempotency-Key."
+            "share. The owner plays it like anyone else. With `from_run`, a box of a round the "
+            "player has just played on a deal (`POST /v1/deals`), that run (verified and "
+            "analysed as any box run) being the owner's: one deal makes one box (409 "
+            "`deal-used`), a forged or expired deal is 422, an illegal run 422. Honours "
+            "Idempotency-Key."
         ),
         security=BEARER,
         responses={
             **documented(
                 problems.CREATING,
                 problems.AUTHENTICATED,
-                problems.DICE_IN_PLAY,
-                problems.INVALID_DICE,
+                problems.BAD_DEAL,
+                problems.DEAL_EXPIRED,
+                problems.DEAL_USED,
+                problems.NOT_DEALT,
                 problems.ILLEGAL_RUN,
                 problems.SOLVER_BUSY,
             ),
@@ -312,26 +368,31 @@ class BoxesController(Controller):
     async def create(
         self, request: AnyRequest, data: JSONBody[NewBox], player: PlayerDep, services: ServicesDep
     ) -> Response[bytes]:
-        made: list[IssuedSequence] = []  # a box of a run's dice, once committed
-
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
             database = connection or services.pool
-            run = (
-                None
-                if isinstance(data.from_run, UnsetType)
-                else await owners_run(request.scope, data.from_run, data.rules, player, services)
-            )
-            code, issued = await boxes.create(
-                database,
-                services.cache,
-                services.settings.secret_bytes,
-                player.id,
-                data.rules,
-                services.clock.now(),
-                run,
-            )
-            if run is not None:
-                made.append(issued)
+            run = None
+            rules = Rules() if isinstance(data.rules, UnsetType) else data.rules
+            if not isinstance(data.from_run, UnsetType):
+                if not isinstance(data.rules, UnsetType):
+                    raise problems.INVALID_REQUEST(
+                        _("A deal binds its rules: send `from_run` without `rules`.")
+                    )
+                run = await owners_run(request.scope, data.from_run, player, services)
+            try:
+                code, issued = await boxes.create(
+                    database,
+                    services.cache,
+                    services.settings.secret_bytes,
+                    player.id,
+                    run.rules if run is not None else rules,
+                    services.clock.now(),
+                    run,
+                )
+            except boxes.DealUsed as used:
+                raise problems.DEAL_USED(
+                    _("That round made box {code} already.", code=codes.display(used.code)),
+                    problems.DealUsedMembers(code=used.code),
+                ) from None
             created = CreatedBox(
                 code=code,
                 display_code=codes.display(code),
@@ -341,10 +402,7 @@ class BoxesController(Controller):
             )
             return 201, _encoder.encode(created)
 
-        response = await respond_once(request, services, f"player:{player.id}", produce)
-        for issued in made:  # committed: its dice may carry no mark, every process to know
-            await services.dice_in_play.made(issued.dice, issued.rules)
-        return response
+        return await respond_once(request, services, f"player:{player.id}", produce)
 
     @get(
         "/{code:str}",
@@ -375,7 +433,9 @@ class BoxesController(Controller):
         if viewer is not None:
             owners = await boxes.run_of(services.pool, found.code, found.owner_id)
             if owners is not None:
-                target = Target(open=owners.open_tiles, score=owners.run.score)
+                target = Target(
+                    open=owners.open_tiles, score=owners.run.score, hints_used=found.hints_used
+                )
                 # Seen once, the owner's result makes this player's run a target run.
                 await boxes.record_target_view(services.pool, found.code, viewer.id)
         return BoxOut(

@@ -17,6 +17,7 @@ from service.api.front.reading import bearer_token
 from service.caching import LRU
 from service.clock import Clock
 from service.daily import DailyRuns
+from service.deals import signing_key
 from service.i18n import _, player_language
 from service.practice import PracticeRuns
 from service.settings import Settings
@@ -25,7 +26,6 @@ from service.store import players
 from service.store.batch import Batcher, SharedFlight
 from service.store.cache import Cache, RedisState
 from service.store.daily import NewRun, Stored, TokenRun
-from service.store.in_play import DiceInPlay
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms
 
@@ -48,7 +48,7 @@ class Services:
         self.clock = clock
         self.settings = settings
         self.histograms = Histograms(pool, cache, clock)
-        self.dice_in_play = DiceInPlay(pool, cache, settings.secret_bytes, settings.database_url)
+        self.deal_key = signing_key(settings.secret_bytes)
         # The Daily Dice answers served, by date (a date's about 300 bytes).
         self.daily_feed: LRU[date, Feed] = LRU("daily_feed", bound=FEED_DATES_KEPT)
         # The readiness checks asked at once share one (a crowd takes one connection).

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import operator
 import re
+from datetime import datetime
 from functools import reduce
 from typing import Annotated, Any, Final, Literal
 
@@ -14,22 +15,26 @@ import msgspec
 from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody, QueryParameter
 from litestar.types import Scope
-from msgspec import Meta
+from msgspec import UNSET, Meta, UnsetType
 
+from service import deals
 from service.api import problems
 from service.api.bodies import decode
 from service.api.deps import AnyRequest, Services, ServicesDep
 from service.api.front.hot import BEFORE_FRAMEWORK, Answer
 from service.api.problems import documented
 from service.api.schemas import (
+    DICE,
     DiceIn,
     Die,
     MovesIn,
     OpenIn,
     RollIn,
     RulesIn,
+    RulesOut,
     RunResult,
     move_in,
+    rules_out,
     run_result,
 )
 from service.api.tables import held_tables
@@ -38,6 +43,7 @@ from service.i18n import LANGUAGES, LOCALISED, N_, Language, _, current, speakin
 from service.rules.analysis import report
 from service.rules.dice import check_dice
 from service.rules.ruleset import (
+    ALL_ROLLS,
     DESCRIPTIONS,
     FIRST_MUST_CLOSE,
     START,
@@ -61,35 +67,84 @@ from service.rules.ruleset import (
 )
 from service.rules.solver import Hint, Solution, hint, solution
 
+DealToken = Annotated[
+    str,
+    Meta(
+        min_length=45,
+        max_length=deals.MAX_TOKEN,
+        pattern=deals.TOKEN_PATTERN,
+        description="A deal's token, as `POST /v1/deals` gave it: it binds the rules and the dice.",
+    ),
+]
+
 
 class AnalyzeRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    """A run to verify and analyse on dice the client gives."""
+    """A run to verify and analyse: on dealt dice (``deal``), or on dice the client gives
+    (``dice``, with ``rules``)."""
 
-    dice: DiceIn
     moves: MovesIn
-    rules: RulesIn = msgspec.field(default_factory=Rules)
-
-
-async def dice_to_analyse(data: AnalyzeRequest, services: Services) -> tuple[Roll, ...]:
-    """The request's dice, if they fit its rules and are not in play."""
-    dice = check_dice(data.rules, data.dice)
-    if await services.dice_in_play.refuses(dice, services.clock.now()):
-        raise problems.DICE_IN_PLAY(
-            _(
-                "These dice are in play (a Daily Dice date still open somewhere, a "
-                "Friend Box or a series round): submit your run to see its analysis."
+    deal: (
+        Annotated[
+            DealToken,
+            Meta(
+                description="The deal the run was played on (`POST /v1/deals`): the full "
+                "analysis, hindsight included. Without `dice` and `rules`."
             ),
-        )
-    return dice
+        ]
+        | UnsetType
+    ) = UNSET
+    dice: (
+        Annotated[
+            DiceIn,
+            Meta(
+                description="Dice the client brings (without `deal`): analysed without "
+                "foresight, `analysis.hindsight` false."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    rules: RulesIn | UnsetType = UNSET
 
 
-_WRITTEN: Final = {(a, b): f"{a}{b}" for a in range(1, 7) for b in range(1, 7)}
+def dealt(services: Services, token: str) -> deals.Deal:
+    """The deal a token carries, or the 422 saying why it is none (forged, or expired)."""
+    try:
+        return deals.read(services.deal_key, token, services.clock.now())
+    except deals.DealExpired as expired:
+        raise problems.DEAL_EXPIRED(
+            _("The deal has expired: deal a new round."),
+            problems.DealExpiredMembers(expired_at=expired.expired_at),
+        ) from None
+    except deals.BadDeal:
+        raise problems.BAD_DEAL(
+            _("That deal was not made by this service, or it was changed: deal a new round.")
+        ) from None
 
 
-def analysed(data: AnalyzeRequest, dice: tuple[Roll, ...]) -> RunResult:
+def to_analyse(data: AnalyzeRequest, services: Services) -> tuple[Rules, tuple[Roll, ...], bool]:
+    """The rules and dice of a request, and whether the service chose those dice (a deal:
+    hindsight figures given) or the client brought them (none given)."""
+    if isinstance(data.deal, str):
+        if not isinstance(data.dice, UnsetType) or not isinstance(data.rules, UnsetType):
+            raise problems.INVALID_REQUEST(
+                _("A deal binds its rules and dice: send `deal` without `dice` or `rules`.")
+            )
+        found = dealt(services, data.deal)
+        return found.rules, found.dice, True
+    if isinstance(data.dice, UnsetType):
+        raise problems.INVALID_REQUEST(_("Send `deal`, or `dice` (with `rules`) to analyse."))
+    rules = Rules() if isinstance(data.rules, UnsetType) else data.rules
+    return rules, check_dice(rules, data.dice), False
+
+
+_WRITTEN: Final = {(a, b): f"{a}{b}" for a, b in ALL_ROLLS}
+
+
+def analysed(rules: Rules, dice: tuple[Roll, ...], moves: MovesIn, *, hindsight: bool) -> RunResult:
     """The run verified and analysed on its dice (the rules' tables held in memory)."""
     seed = "dice/" + "".join(map(_WRITTEN.__getitem__, dice))  # Easy's seed: "dice/3466..."
-    return run_result(report(data.rules, dice, [move_in(m) for m in data.moves], seed), None)
+    verified = report(rules, dice, [move_in(m) for m in moves], seed, hindsight=hindsight)
+    return run_result(verified, None)
 
 
 _analyze_request = msgspec.json.Decoder(AnalyzeRequest, strict=True)
@@ -98,9 +153,9 @@ _run_result = msgspec.json.Encoder()
 
 async def analyze_run(scope: Scope, data: AnalyzeRequest, services: Services) -> RunResult:
     """``POST /v1/analyze``: the one way both take (the handler and ``analyze_answer``)."""
-    dice = await dice_to_analyse(data, services)
-    await held_tables(scope, data.rules)
-    return analysed(data, dice)
+    rules, dice, hindsight = to_analyse(data, services)
+    await held_tables(scope, rules)
+    return analysed(rules, dice, data.moves, hindsight=hindsight)
 
 
 async def analyze_answer(scope: Scope, body: bytes, _path: re.Match[str]) -> Answer | None:
@@ -112,6 +167,30 @@ async def analyze_answer(scope: Scope, body: bytes, _path: re.Match[str]) -> Ans
     except problems.ANSWERED:
         return None
     return 200, _run_result.encode(result)
+
+
+class NewDeal(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """The rules of a Solo round to deal."""
+
+    rules: RulesIn = msgspec.field(default_factory=Rules)
+
+
+class DealOut(msgspec.Struct, frozen=True):
+    """Fresh dice for a Solo round, and the token that binds them to their rules."""
+
+    deal: Annotated[
+        str,
+        Meta(
+            description="The deal's signed token: send it with the run to `POST /v1/analyze` "
+            "(the full analysis) or `POST /v1/boxes` (`from_run`, a box of the round). "
+            "Nothing is stored; keep it to resume the round."
+        ),
+    ]
+    rules: Annotated[RulesOut, Meta(description="The round's rules.")]
+    dice: Annotated[list[Roll], Meta(description=DICE)]
+    expires_at: Annotated[
+        datetime, Meta(description="When the deal stops being accepted (24 hours from now).")
+    ]
 
 
 class HintRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -371,17 +450,19 @@ class GameController(Controller):
         "/analyze",
         opt={BEFORE_FRAMEWORK: analyze_answer},
         operation_id="analyzeRun",
-        summary="Verify and analyse a run on given dice",
+        summary="Verify and analyse a run on dealt or given dice",
         description=(
-            "Replays the moves on the dice under the rules, then measures the run against "
-            "the exact solution for those dice. Nothing is stored. Easy is seeded from the dice. "
-            "The dice of a Daily Dice date still open somewhere on Earth, of a Friend Box or "
-            "of a round of a series not finished (compared by their first 7 rolls), are 403 "
-            "`dice-in-play`: their analysis comes with the player's own run."
+            "Replays the moves on the dice under the rules, then measures the run. Nothing is "
+            "stored. Easy is seeded from the dice. With `deal` (dice the service dealt, "
+            "`POST /v1/deals`): the full analysis, hindsight included; a forged deal is 422 "
+            "`bad-deal`, an expired one 422 `deal-expired`. With `dice` (and `rules`) the "
+            "client brings: the analysis without foresight, `analysis.hindsight` false and "
+            "the figures that know the later rolls null (PRODUCT.md §6b)."
         ),
         responses=documented(
             problems.BODY,
-            problems.DICE_IN_PLAY,
+            problems.BAD_DEAL,
+            problems.DEAL_EXPIRED,
             problems.INVALID_DICE,
             problems.ILLEGAL_RUN,
             problems.SOLVED,
@@ -392,6 +473,28 @@ class GameController(Controller):
         self, request: AnyRequest, data: JSONBody[AnalyzeRequest], services: ServicesDep
     ) -> RunResult:
         return await analyze_run(request.scope, data, services)
+
+    @post(
+        "/deals",
+        operation_id="deal",
+        summary="Deal a Solo round: fresh dice and a signed token",
+        description=(
+            "Fresh random dice for the rules (never a challenge's: not derived from the dice "
+            "secret) and a token that binds them, valid 24 hours. Nothing is stored. The "
+            "token brings the full analysis of the round (`POST /v1/analyze`) and makes one "
+            "Friend Box of it (`POST /v1/boxes`, `from_run`)."
+        ),
+        responses=documented(problems.BODY, problems.LIMITED),
+        status_code=201,
+    )
+    async def deal(self, data: JSONBody[NewDeal], services: ServicesDep) -> DealOut:
+        made = deals.deal(data.rules, services.clock.now())
+        return DealOut(
+            deal=deals.token(services.deal_key, made),
+            rules=rules_out(made.rules),
+            dice=list(made.dice),
+            expires_at=made.expires_at,
+        )
 
     @post(
         "/hint",

@@ -91,6 +91,14 @@ class AlreadyPlayedMembers(msgspec.Struct, kw_only=True, omit_defaults=True):
     ) = UNSET
 
 
+class DealUsedMembers(msgspec.Struct, kw_only=True):
+    code: Annotated[str, Meta(description="The code of the box the deal made.")]
+
+
+class DealExpiredMembers(msgspec.Struct, kw_only=True):
+    expired_at: Annotated[datetime, Meta(description="When the deal expired.")]
+
+
 class TimeZoneMembers(msgspec.Struct, kw_only=True):
     possible_at: Annotated[datetime, Meta(description="When the time zone may change again.")]
 
@@ -246,7 +254,10 @@ OUT_OF_SERIES = _register("out-of-series", 422, N_("You are out of the series"))
 SERIES_FINISHED = _register("series-finished", 422, N_("The series is over"))
 
 # The game: dice, positions and runs.
-DICE_IN_PLAY = _register("dice-in-play", 403, N_("These dice are in play"))
+BAD_DEAL = _register("bad-deal", 422, N_("That is not a deal of this service"))
+DEAL_EXPIRED = _register("deal-expired", 422, N_("The deal has expired"), DealExpiredMembers)
+NOT_DEALT = _register("not-dealt", 422, N_("The dice were not dealt by this service"))
+DEAL_USED = _register("deal-used", 409, N_("The deal has made a box already"), DealUsedMembers)
 INVALID_DICE = _register("invalid-dice", 422, N_("The dice do not fit the rules"))
 _ILLEGAL_RUN: Final = N_("The run is not a legal turn")
 NOT_A_TILE = _register("not-a-tile", 422, N_("Not a tile of the box"), TileMembers)

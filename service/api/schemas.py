@@ -153,6 +153,7 @@ MOVES: Final = (
 SCORE: Final = "The final score under the rules' scoring: lower is better, 0 is a shut box."
 SHUT: Final = "Whether every tile was closed (the score is 0)."
 NAME: Final = "The player's name; null: the player has not given one."
+NO_HINDSIGHT: Final = "Null when `hindsight` is false (dice the client brought)."
 
 
 class MoveAnalysisOut(msgspec.Struct, frozen=True):
@@ -183,19 +184,19 @@ class MoveAnalysisOut(msgspec.Struct, frozen=True):
         ),
     ]
     hindsight_best: Annotated[
-        MoveOut,
+        MoveOut | None,
         Meta(
             description="The best move knowing the rolls to come: this roll's move of a line "
             "reaching the lowest score still possible on these dice (it may roll another "
-            "number of dice), as a move of `moves`."
+            "number of dice), as a move of `moves`. " + NO_HINDSIGHT
         ),
     ]
     hindsight_cost: Annotated[
-        int,
+        int | None,
         Meta(
             description="What the move cost with hindsight, 0 or more: the lowest final score "
             "reachable on these dice after it minus the lowest reachable before it. A run's "
-            "costs add up to `total_cost`."
+            "costs add up to `total_cost`. " + NO_HINDSIGHT
         ),
     ]
     expected_score: Annotated[
@@ -242,25 +243,38 @@ class MoveAnalysisOut(msgspec.Struct, frozen=True):
 class AnalysisOut(msgspec.Struct, frozen=True):
     """A run against the exact solution for its dice: hindsight and the expected score."""
 
+    hindsight: Annotated[
+        bool,
+        Meta(
+            description="Whether the figures that know the later rolls are given: true for "
+            "dice the service chose (a Daily Dice, a box, a series round, a practice run, a "
+            "deal); false for dice a client brought to `POST /v1/analyze`, whose hindsight "
+            "figures are null (PRODUCT.md §6b)."
+        ),
+    ]
     best_possible: Annotated[
-        int,
+        int | None,
         Meta(
             description="The lowest final score any line of choices reaches on these dice "
-            "(knowing every roll), under the run's scoring."
+            "(knowing every roll), under the run's scoring. " + NO_HINDSIGHT
         ),
     ]
     best_line: Annotated[
-        list[MoveOut], Meta(description="One line of moves that reaches `best_possible`.")
+        list[MoveOut] | None,
+        Meta(description="One line of moves that reaches `best_possible`. " + NO_HINDSIGHT),
     ]
     could_be_better: Annotated[
-        list[int],
-        Meta(description="The `index` of each roll whose `hindsight_cost` is above 0, in order."),
+        list[int] | None,
+        Meta(
+            description="The `index` of each roll whose `hindsight_cost` is above 0, in order. "
+            + NO_HINDSIGHT
+        ),
     ]
     total_cost: Annotated[
-        int,
+        int | None,
         Meta(
             description="`score - best_possible`, 0 or more: the sum of the moves' "
-            "`hindsight_cost`."
+            "`hindsight_cost`. " + NO_HINDSIGHT
         ),
     ]
     moves: Annotated[
@@ -350,7 +364,7 @@ def _move_analysis_out(m: MoveAnalysis, language: Language) -> MoveAnalysisOut:
         dice_used=m.dice_used,
         chosen=list(m.chosen),
         best=list(m.best),
-        hindsight_best=move_out(m.hindsight_best),
+        hindsight_best=None if m.hindsight_best is None else move_out(m.hindsight_best),
         hindsight_cost=m.hindsight_cost,
         expected_score=m.expected_score,
         best_expected_score=m.best_expected_score,
@@ -375,10 +389,12 @@ _line_shown: IdentityMemo[tuple[Move, ...], None, list[MoveOut]] = IdentityMemo(
 
 def _analysis_out(analysis: Analysis) -> AnalysisOut:
     language = current()
+    line, better = analysis.best_line, analysis.could_be_better
     return AnalysisOut(
+        hindsight=analysis.hindsight,
         best_possible=analysis.best_possible,
-        best_line=_line_shown(analysis.best_line, None),
-        could_be_better=list(analysis.could_be_better),
+        best_line=None if line is None else _line_shown(line, None),
+        could_be_better=None if better is None else list(better),
         total_cost=analysis.total_cost,
         moves=[_graded_shown(m, language) for m in analysis.moves],
     )

@@ -1,6 +1,7 @@
 """The exact solution for the dice a player actually got, and what each choice cost.
 
-- **Hindsight optimum**: the lowest final score any line of choices reaches on the
+- **Hindsight optimum** (only for dice the service chose: ``analyse(..., hindsight=True)``;
+  PRODUCT.md §6b): the lowest final score any line of choices reaches on the
   sequence (``best_possible``), with one line that reaches it (``best_line``).
 - **hindsight_cost** of the move on roll k: best reachable after the chosen move
   minus best reachable before it, both on the actual dice. The costs telescope, so
@@ -146,8 +147,8 @@ class MoveAnalysis(msgspec.Struct, frozen=True):
     dice_used: int
     chosen: tuple[int, ...]
     best: tuple[int, ...]
-    hindsight_best: Move
-    hindsight_cost: int
+    hindsight_best: Move | None
+    hindsight_cost: int | None
     expected_score: float
     best_expected_score: float
     dice_loss: float
@@ -156,12 +157,14 @@ class MoveAnalysis(msgspec.Struct, frozen=True):
 
 
 class Analysis(msgspec.Struct, frozen=True):
-    """The run measured against the exact solution for its dice."""
+    """The run measured against the exact solution for its dice. Without ``hindsight``
+    (dice the service did not choose) the figures that know the later rolls are None."""
 
-    best_possible: int
-    best_line: tuple[Move, ...]
-    could_be_better: tuple[int, ...]
-    total_cost: int
+    hindsight: bool
+    best_possible: int | None
+    best_line: tuple[Move, ...] | None
+    could_be_better: tuple[int, ...] | None
+    total_cost: int | None
     moves: tuple[MoveAnalysis, ...]
 
 
@@ -171,6 +174,13 @@ class Report(msgspec.Struct, frozen=True):
     run: Run
     analysis: Analysis
     computer: dict[str, ComputerRun]
+
+    @property
+    def best_possible(self) -> int:
+        """The hindsight optimum of a report made with hindsight (dice the service chose)."""
+        best = self.analysis.best_possible
+        assert best is not None, "analysed with hindsight"
+        return best
 
 
 def label_for(loss: float, scale: float) -> Label:
@@ -197,64 +207,78 @@ def computers_on(rules: Rules, dice: tuple[Roll, ...], sequence_id: str) -> dict
     return play_all(solve(rules), rules, dice, sequence_id)
 
 
-def analyse(tables: Tables, run: Run) -> Analysis:
-    """Hindsight optimum, per-roll costs and expected-score losses of a verified run.
-    A roll is graded once a sequence: every run that plays it from the same position
-    shares its analysis (``HindsightMemo.graded``)."""
+def analyse(tables: Tables, run: Run, *, hindsight: bool = True) -> Analysis:
+    """Per-roll expected-score losses of a verified run and, with ``hindsight`` (dice the
+    service chose), the hindsight optimum and per-roll costs. A roll is graded once a
+    sequence: every run that plays it from the same position shares its analysis
+    (``HindsightMemo.graded``). Without hindsight no later roll is read: nothing is
+    searched or kept."""
     rules = run.rules
-    memo = hindsight_memo(rules.solver_key, run.dice)
-    hindsight = Hindsight(tables, run.dice, memo)
     start = rules.start_position
     scale = max(tables.expected[start], 1e-9)
+    if not hindsight:
+        return Analysis(
+            hindsight=False,
+            best_possible=None,
+            best_line=None,
+            could_be_better=None,
+            total_cost=None,
+            moves=tuple(_graded(tables, None, step, scale) for step in run.steps),
+        )
+    memo = hindsight_memo(rules.solver_key, run.dice)
+    search = Hindsight(tables, run.dice, memo)
     graded = memo.graded
     entries: list[MoveAnalysis] = []
     for step in run.steps:
         entry = graded.get((start, step))
         if entry is None:
-            entry = _graded(tables, hindsight, step, scale)
+            entry = _graded(tables, search, step, scale)
             graded.put((start, step), entry)
         entries.append(entry)
-    best_possible = hindsight.best(start, 0)
+    best_possible = search.best(start, 0)
     return Analysis(
+        hindsight=True,
         best_possible=best_possible,
-        best_line=hindsight.best_line(start),
-        could_be_better=tuple(e.index for e in entries if e.hindsight_cost > 0),
+        best_line=search.best_line(start),
+        could_be_better=tuple(e.index for e in entries if e.hindsight_cost),
         total_cost=run.score - best_possible,
         moves=tuple(entries),
     )
 
 
-def _graded(tables: Tables, hindsight: Hindsight, step: Step, scale: float) -> MoveAnalysis:
-    """One roll of a run measured: against hindsight, and against the expected-score
-    optimum (its label on ``scale``, the expected score of the whole turn)."""
+def _graded(tables: Tables, hindsight: Hindsight | None, step: Step, scale: float) -> MoveAnalysis:
+    """One roll of a run measured: against the expected-score optimum (its label on
+    ``scale``, the expected score of the whole turn) and, given a ``hindsight`` search
+    of the dice, against hindsight."""
     position, roll_index, dice_count = step.before, step.index, step.dice
     after = step.after
-    if step.closed:
-        best_after = hindsight.best(after, roll_index + 1)
-        expected_after = tables.expected[after]
-    else:
-        best_after = tables.score[position]
-        expected_after = float(best_after)
+    expected_after = tables.expected[after] if step.closed else float(tables.score[position])
     best_child = tables.best_kid(position, step.roll, dice_count)
     best_expected = (
         tables.expected[best_child] if best_child is not None else float(tables.score[position])
     )
     dice_loss = max(tables.expected_by_dice[dice_count][position] - tables.expected[position], 0.0)
     loss = max(expected_after - best_expected, 0.0) + dice_loss
-    hindsight_dice, hindsight_child = hindsight.choice(position, roll_index)
+    hindsight_best: Move | None = None
+    hindsight_cost: int | None = None
+    if hindsight is not None:
+        best_after = (
+            hindsight.best(after, roll_index + 1) if step.closed else tables.score[position]
+        )
+        hindsight_dice, hindsight_child = hindsight.choice(position, roll_index)
+        hindsight_best = Move(
+            tiles=tiles_of(position ^ hindsight_child) if hindsight_child is not None else (),
+            dice=hindsight_dice,
+        )
+        hindsight_cost = best_after - hindsight.best(position, roll_index)
     return MoveAnalysis(
         index=roll_index,
         roll=step.roll,
         dice_used=dice_count,
         chosen=tiles_of(step.closed),
         best=tiles_of(position ^ best_child) if best_child is not None else (),
-        hindsight_best=(
-            Move(
-                tiles=tiles_of(position ^ hindsight_child) if hindsight_child is not None else (),
-                dice=hindsight_dice,
-            )
-        ),
-        hindsight_cost=best_after - hindsight.best(position, roll_index),
+        hindsight_best=hindsight_best,
+        hindsight_cost=hindsight_cost,
         expected_score=expected_after,
         best_expected_score=best_expected,
         dice_loss=dice_loss,
@@ -263,8 +287,16 @@ def _graded(tables: Tables, hindsight: Hindsight, step: Step, scale: float) -> M
     )
 
 
-def report(rules: Rules, dice: Sequence[Roll], moves: Sequence[Move], sequence_id: str) -> Report:
-    """Verify ``moves`` on ``dice``, analyse the run and play the computers on the same dice.
+def report(
+    rules: Rules,
+    dice: Sequence[Roll],
+    moves: Sequence[Move],
+    sequence_id: str,
+    *,
+    hindsight: bool = True,
+) -> Report:
+    """Verify ``moves`` on ``dice``, analyse the run (with ``hindsight`` only on dice the
+    service chose) and play the computers on the same dice.
 
     Raises the ``IllegalRun`` of the first bad move.
     """
@@ -272,6 +304,6 @@ def report(rules: Rules, dice: Sequence[Roll], moves: Sequence[Move], sequence_i
     run = replay(rules, dice, moves)
     return Report(
         run=run,
-        analysis=analyse(tables, run),
+        analysis=analyse(tables, run, hindsight=hindsight),
         computer=computers_on(rules, run.dice, sequence_id),
     )

@@ -13,10 +13,9 @@ Without the secret the rolls cannot be predicted. A longer sequence begins with
 the rolls of a shorter one for the same id. Sequence ids are ``daily/<date>`` and
 ``box/<code>``.
 
-A Friend Box's dice (``hmac-sha256-marked-v1``, ``derive_box_dice``) are the first of
-the draws ``box/<code>#0``, ``box/<code>#1``, ... (each by the steps above) that
-carries the fair-play mark (``service.rules.fairplay``): every process can then tell
-the dice of no box from the dice alone.
+Friend Boxes made before dealt dice (PRODUCT.md §6b) were stored under
+``hmac-sha256-marked-v1``: the first of the draws ``box/<code>#0``, ``box/<code>#1``, ...
+that carried a mark; their dice are stored, and a box's dice are one draw again.
 
 >>> derive_dice(b"secret", "daily/2026-11-29", 3)
 ((5, 2), (1, 3), (4, 1))
@@ -26,17 +25,14 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import itertools
 from collections.abc import Sequence
 from datetime import date
 from typing import Final
 
-from service.rules import fairplay
 from service.rules.ruleset import ALL_ROLLS, Roll, Rules
 from service.rules.words import N_
 
 ALGORITHM: Final = "hmac-sha256-v1"
-BOX_ALGORITHM: Final = "hmac-sha256-marked-v1"
 _ROLLS: Final = frozenset(ALL_ROLLS)
 _ACCEPT_BELOW: Final = 252
 
@@ -64,16 +60,6 @@ def derive_dice(secret: bytes, sequence_id: str, rolls: int) -> tuple[Roll, ...]
                     break
         block += 1
     return tuple(dice)
-
-
-def derive_box_dice(secret: bytes, sequence_id: str, rules: Rules) -> tuple[Roll, ...]:
-    """The dice of a new box: the first draw that carries the fair-play mark."""
-    mark = fairplay.Mark(secret)
-    for draw in itertools.count():
-        dice = derive_dice(secret, f"{sequence_id}#{draw}", rules.rolls)
-        if mark.carried_by(fairplay.Candidates(dice)):
-            return dice
-    raise AssertionError("unreachable")
 
 
 def daily_sequence_id(day: date) -> str:

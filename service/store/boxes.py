@@ -13,8 +13,7 @@ import msgspec
 
 from service.codes import new_code
 from service.places import page_places
-from service.rules import fairplay
-from service.rules.dice import BOX_ALGORITHM, box_sequence_id, derive_box_dice
+from service.rules.dice import ALGORITHM, box_sequence_id, derive_dice
 from service.rules.ruleset import Roll, Rules
 from service.store import sequences
 from service.store.cache import Cache
@@ -24,7 +23,7 @@ from service.store.sequences import IssuedSequence
 
 Mode = Literal["blind", "target"]
 RUN_ALGORITHM = "player-run"
-"""A box sequence of the dice of a run its owner played (not derived: given)."""
+"""A box sequence of the dice of a round its owner played (not derived: dealt)."""
 _CODE_ATTEMPTS = 5
 
 
@@ -34,6 +33,7 @@ class Box(msgspec.Struct, frozen=True):
     owner_name: str | None
     sequence_id: str
     players: int
+    hints_used: int | None
 
 
 class BoxRun(msgspec.Struct, frozen=True):
@@ -57,12 +57,23 @@ class NewBoxRun(msgspec.Struct, frozen=True):
 
 @dataclass(frozen=True)
 class OwnersRun:
-    """A box of the dice of a run its owner played: those dice, and the run as the box's
-    run of the owner, for a code (``played(code)``: the run and its response body for a
-    run id; raises the run's ``IllegalRun``)."""
+    """A box of a round its owner played on a deal: the deal's id and dice, the hints the
+    owner took, and the run as the box's run of the owner, for a code (``played(code)``:
+    the run and its response body for a run id; raises the run's ``IllegalRun``)."""
 
+    deal_id: uuid.UUID
+    rules: Rules
     dice: tuple[Roll, ...]
+    hints_used: int | None
     played: Callable[[str], tuple[NewBoxRun, Callable[[uuid.UUID], bytes]]]
+
+
+class DealUsed(Exception):
+    """The deal has made a box already: ``code``."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        super().__init__(f"the deal made box {code}")
 
 
 async def create(
@@ -74,51 +85,47 @@ async def create(
     now: datetime,
     owners_run: OwnersRun | None = None,
 ) -> tuple[str, IssuedSequence]:
-    """A new box with a fresh code and sequence (a clash of random codes is retried),
-    its dice indexed by their key (``service.rules.fairplay``): from its commit on, every
-    process refuses to analyse them. Fresh dice are drawn marked; the dice of an
-    ``owners_run`` are the run's, stored with the run as the owner's, in one transaction,
-    and their key announced to every process at commit when they carry no mark."""
+    """A new box with a fresh code and sequence (a clash of random codes is retried):
+    fresh dice derived from the secret, or the dice of an ``owners_run``, stored with the
+    run as the owner's in one transaction. Raises ``DealUsed`` when the run's deal made a
+    box already."""
     async with connection_of(database) as connection:
         for _ in range(_CODE_ATTEMPTS):
             code = new_code()
             sequence_id = box_sequence_id(code)
             if owners_run is None:
-                dice = derive_box_dice(secret, sequence_id, rules)
+                dice, algorithm = derive_dice(secret, sequence_id, rules.rolls), ALGORITHM
             else:
-                dice = owners_run.dice
+                dice, algorithm = owners_run.dice, RUN_ALGORITHM
                 run, respond = owners_run.played(code)
-            key, short_key = fairplay.box_keys(dice, rules)
             try:
                 async with connection.transaction():
                     issued = await sequences.create(
-                        connection,
-                        cache,
-                        sequence_id,
-                        rules,
-                        dice,
-                        BOX_ALGORITHM if owners_run is None else RUN_ALGORITHM,
-                        now,
+                        connection, cache, sequence_id, rules, dice, algorithm, now
                     )
                     if issued is None:
                         continue
                     if owners_run is None:
                         inserted = await connection.fetchval(
-                            QUERIES.insert_box, code, owner_id, issued.id, now, key
+                            QUERIES.insert_box, code, owner_id, issued.id, now
                         )
                     else:
-                        marked = fairplay.Mark(secret).carried_by(fairplay.Candidates(dice))
                         inserted = await connection.fetchval(
-                            QUERIES.insert_box_of_run,
+                            QUERIES.insert_box_of_deal,
                             code,
                             owner_id,
                             issued.id,
                             now,
-                            key,
-                            marked,
-                            short_key,
+                            owners_run.deal_id,
+                            owners_run.hints_used,
                         )
                     if inserted is None:
+                        if owners_run is not None:
+                            made = await connection.fetchval(
+                                QUERIES.box_of_deal, owners_run.deal_id
+                            )
+                            if made is not None:
+                                raise DealUsed(made)  # rolls the new sequence back too
                         raise _CodeTaken  # rolls the new sequence back too
                     if owners_run is not None:
                         await _insert_run(connection, run, respond)

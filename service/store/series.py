@@ -55,7 +55,6 @@ class NewRound(msgspec.Struct, frozen=True):
     code: str
     round: int
     sequence_id: str
-    dice_key: int
     computer_moves: list[list[object]]
     computer_scores: list[int]
     issued_at: datetime
@@ -143,7 +142,6 @@ async def insert_round(connection: Connection, new: NewRound) -> None:
         new.code,
         new.round,
         new.sequence_id,
-        new.dice_key,
         new.computer_moves,
         new.computer_scores,
         new.issued_at,

@@ -1,29 +1,26 @@
 -- name: insert_box
 -- Create a box; a clash of random codes is refused by the key (the caller retries).
-INSERT INTO boxes (code, owner_id, sequence_id, created_at, dice_key, dice_key_marked)
-VALUES ($1, $2, $3, $4, $5, true)
+INSERT INTO boxes (code, owner_id, sequence_id, created_at)
+VALUES ($1, $2, $3, $4)
 ON CONFLICT (code) DO NOTHING
 RETURNING code;
 
--- name: insert_box_of_run
--- Create a box of the dice of a run its owner played ($6: whether they carry the mark,
--- $7 the short key); a clash of random codes is refused by the key (the caller retries).
--- Unmarked, its keys are announced to every process's listener at commit
--- (service/store/in_play.py): "<key> <short key>".
-WITH box AS (
-    INSERT INTO boxes (code, owner_id, sequence_id, created_at, dice_key, dice_key_marked,
-                       dice_short_key, from_run)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, true)
-    ON CONFLICT (code) DO NOTHING
-    RETURNING code, dice_key, dice_key_marked, dice_short_key
-)
-SELECT code, CASE WHEN NOT dice_key_marked
-                  THEN pg_notify('shutbox_unmarked_boxes', dice_key || ' ' || dice_short_key) END
-FROM box;
+-- name: insert_box_of_deal
+-- Create a box of a round its owner played on a deal ($5 the deal's id, $6 the hints the
+-- owner took); a clash of random codes is refused by the key (the caller retries), a deal
+-- that made a box already by the deal_id key: no row, and box_of_deal names that box.
+INSERT INTO boxes (code, owner_id, sequence_id, created_at, from_run, deal_id, hints_used)
+VALUES ($1, $2, $3, $4, true, $5, $6)
+ON CONFLICT DO NOTHING
+RETURNING code;
+
+-- name: box_of_deal
+-- The code of the box a deal made, if any.
+SELECT code FROM boxes WHERE deal_id = $1;
 
 -- name: box
 -- A box with its owner's name and how many players have played it.
-SELECT b.code, b.owner_id, b.sequence_id, p.name AS owner_name,
+SELECT b.code, b.owner_id, b.sequence_id, p.name AS owner_name, b.hints_used,
        (SELECT count(*) FROM box_runs r WHERE r.box_code = b.code) AS players
 FROM boxes b JOIN players p ON p.id = b.owner_id
 WHERE b.code = $1;
@@ -70,30 +67,3 @@ SELECT count(*) FROM box_runs WHERE box_code = $1 AND score < $2;
 -- A player was shown the owner's result of a box: their run of it is a target run.
 INSERT INTO box_target_views (box_code, player_id) VALUES ($1, $2)
 ON CONFLICT DO NOTHING;
-
--- name: unmarked_box_dice_keys
--- The keys of the boxes whose dice carry no mark (boxes made before the mark, boxes of a
--- run's dice), ascending: read from the partial index boxes_unmarked.
--- With their short keys, and how many have none yet (made before short keys, until the
--- start-up gives them theirs).
-SELECT coalesce(array_agg(dice_key ORDER BY dice_key), '{}') AS keys,
-       coalesce(array_agg(dice_short_key) FILTER (WHERE dice_short_key IS NOT NULL), '{}')
-           AS short_keys,
-       count(*) FILTER (WHERE dice_short_key IS NULL) AS without_short_key
-FROM boxes WHERE NOT dice_key_marked;
-
--- name: boxes_without_dice_key
--- At most $1 boxes made before their dice had keys, or unmarked and made before short
--- keys, with their rules and dice.
-SELECT b.code, s.rules, s.dice
-FROM boxes b JOIN sequences s ON s.id = b.sequence_id
-WHERE b.dice_key IS NULL OR (NOT b.dice_key_marked AND b.dice_short_key IS NULL)
-LIMIT $1;
-
--- name: set_box_dice_keys
--- Give boxes their dice's keys: codes $1, keys $2, marks $3, short keys $4.
-UPDATE boxes b SET dice_key = k.dice_key, dice_key_marked = k.marked,
-                   dice_short_key = k.short_key
-FROM unnest($1::text[], $2::bigint[], $3::boolean[], $4::bigint[])
-    AS k (code, dice_key, marked, short_key)
-WHERE b.code = k.code;

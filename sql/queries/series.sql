@@ -36,10 +36,10 @@ FROM series_rounds WHERE series_code = $1
 ORDER BY round;
 
 -- name: insert_series_round
--- Issue a round of a series: its sequence, the key of its dice, the computer seats' runs.
+-- Issue a round of a series: its sequence, the computer seats' runs.
 INSERT INTO series_rounds
-    (series_code, round, sequence_id, dice_key, computer_moves, computer_scores, issued_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+    (series_code, round, sequence_id, computer_moves, computer_scores, issued_at)
+VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT DO NOTHING;
 
 -- name: series_run_scores
@@ -62,13 +62,5 @@ ON CONFLICT (series_code, round, player_id) DO NOTHING
 RETURNING id;
 
 -- name: finish_series
--- A series' last round is complete: its rounds' dice leave play.
+-- A series' last round is complete.
 UPDATE series SET finished_at = $2 WHERE code = $1 AND finished_at IS NULL;
-
--- name: dice_key_in_play
--- Whether the dice of some box, or of a round of a series not finished, have one of the
--- keys $1 (service/rules/fairplay.py): one indexed lookup each.
-SELECT EXISTS (SELECT 1 FROM boxes WHERE dice_key = ANY($1::bigint[]))
-    OR EXISTS (SELECT 1
-               FROM series_rounds r JOIN series s ON s.code = r.series_code
-               WHERE r.dice_key = ANY($1::bigint[]) AND s.finished_at IS NULL);

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import signal
 import subprocess
 import tempfile
@@ -28,7 +27,6 @@ import httpx
 import pytest
 import redis
 
-from service.rules import fairplay
 from tests.conftest import ServerProcess, free_port, server_environment, wait_for_redis
 from tests.integration.api.helpers import auth, fresh, new_player_at
 from tests.runs import legal_run
@@ -137,30 +135,16 @@ async def load(url: str, moves: list[Any], seconds: float) -> tuple[Counter[int]
     return statuses, accepted
 
 
-def dice_of_no_box(secret: bytes, marked: bool) -> list[list[int]]:
-    """Random dice of nine tiles whose candidate keys carry the mark of box dice (some
-    box may have them), or none (no box has them)."""
-    while True:
-        dice = [[secrets.randbelow(6) + 1, secrets.randbelow(6) + 1] for _ in range(10)]
-        if (
-            bool(fairplay.Mark(secret).lookups(fairplay.Candidates([(a, b) for a, b in dice])))
-            == marked
-        ):
-            return dice
-
-
-def test_analysis_needs_no_database_for_dice_in_play_nowhere(
+def test_analysis_and_deals_need_no_database(
     stack: tuple[OwnPostgres, OwnRedis, ServerProcess],
 ) -> None:
-    """With PostgreSQL away and Redis flushed, before any analysis: dice of no box are
-    analysed, today's dice (known from the secret) refused, and only dice that may be a
-    box's fail closed (503)."""
+    """With PostgreSQL away and Redis flushed: any dice a client brings are analysed
+    (today's too, without foresight), and a Solo round is dealt and analysed in full:
+    nothing of them is looked up (PRODUCT.md §6b)."""
     postgres, own_redis, server = stack
-    secret = b"fault-secret"
 
-    async def analyze(dice: list[list[int]]) -> httpx.Response:
-        moves = legal_run(dice)
-        return await fresh(server.url, "POST", "/v1/analyze", json={"dice": dice, "moves": moves})
+    async def analyze(body: dict[str, object]) -> httpx.Response:
+        return await fresh(server.url, "POST", "/v1/analyze", json=body)
 
     async def scenario() -> None:
         today = (await fresh(server.url, "GET", f"/v1/daily/{TODAY}")).json()["dice"]
@@ -168,10 +152,14 @@ def test_analysis_needs_no_database_for_dice_in_play_nowhere(
         try:
             redis.Redis(port=own_redis.port).flushall()
             for _ in range(4):  # each worker
-                assert (await analyze(dice_of_no_box(secret, marked=False))).status_code == 200
-                assert (await analyze(today)).status_code == 403
-                unknown = await analyze(dice_of_no_box(secret, marked=True))
-                assert unknown.status_code == 503 and unknown.headers["retry-after"]
+                brought = await analyze({"dice": today, "moves": legal_run(today)})
+                assert brought.status_code == 200, brought.text
+                assert brought.json()["analysis"]["hindsight"] is False
+                dealt = await fresh(server.url, "POST", "/v1/deals", json={})
+                assert dealt.status_code == 201, dealt.text
+                moves = legal_run(dealt.json()["dice"])
+                full = await analyze({"deal": dealt.json()["deal"], "moves": moves})
+                assert full.status_code == 200 and full.json()["analysis"]["hindsight"] is True
         finally:
             postgres.start()
 

@@ -226,7 +226,7 @@ export type DailyDice = DataOf<"/v1/daily/{day}", "get">;
 export type RulesOut = DailyDice["rules"];
 /** One roll of a sequence, `[d1, d2]`. */
 export type Roll = DailyDice["dice"][number];
-/** A verified, analysed run on given dice (`POST /v1/analyze`): nothing stored. */
+/** A verified, analysed run on dealt or given dice (`POST /v1/analyze`): nothing stored. */
 export type RunResult = DataOf<"/v1/analyze", "post">;
 /** The answer of an official daily run: the run result with its streak and rank. */
 export type DailyRunResult = DataOf<"/v1/daily/{day}/runs", "post">;

@@ -51,8 +51,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Verify and analyse a run on given dice
-         * @description Replays the moves on the dice under the rules, then measures the run against the exact solution for those dice. Nothing is stored. Easy is seeded from the dice. The dice of a Daily Dice date still open somewhere on Earth, of a Friend Box or of a round of a series not finished (compared by their first 7 rolls), are 403 `dice-in-play`: their analysis comes with the player's own run.
+         * Verify and analyse a run on dealt or given dice
+         * @description Replays the moves on the dice under the rules, then measures the run. Nothing is stored. Easy is seeded from the dice. With `deal` (dice the service dealt, `POST /v1/deals`): the full analysis, hindsight included; a forged deal is 422 `bad-deal`, an expired one 422 `deal-expired`. With `dice` (and `rules`) the client brings: the analysis without foresight, `analysis.hindsight` false and the figures that know the later rolls null (PRODUCT.md §6b).
          */
         post: operations["analyzeRun"];
         delete?: never;
@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Create a Friend Box
-         * @description A fresh sequence under any rules variant (standard by default) behind a code to share. The owner plays it like anyone else. With `from_run`, a box of the dice of a round the player has just played, that run (verified and analysed as any box run) being the owner's: dice in play (a live Daily Dice, a Friend Box, a series round, compared by their first 7 rolls) are 403 `dice-in-play`, an illegal run 422. Honours Idempotency-Key.
+         * @description A fresh sequence under any rules variant (standard by default) behind a code to share. The owner plays it like anyone else. With `from_run`, a box of a round the player has just played on a deal (`POST /v1/deals`), that run (verified and analysed as any box run) being the owner's: one deal makes one box (409 `deal-used`), a forged or expired deal is 422, an illegal run 422. Honours Idempotency-Key.
          */
         post: operations["createBox"];
         delete?: never;
@@ -292,6 +292,26 @@ export interface paths {
         get: operations["getDailyShareText"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deal a Solo round: fresh dice and a signed token
+         * @description Fresh random dice for the rules (never a challenge's: not derived from the dice secret) and a token that binds them, valid 24 hours. Nothing is stored. The token brings the full analysis of the round (`POST /v1/analyze`) and makes one Friend Box of it (`POST /v1/boxes`, `from_run`).
+         */
+        post: operations["deal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -716,24 +736,29 @@ export interface components {
          * @description A run against the exact solution for its dice: hindsight and the expected score.
          */
         AnalysisOut: {
-            /** @description One line of moves that reaches `best_possible`. */
-            best_line: (number[] | components["schemas"]["OneDieMove"])[];
-            /** @description The lowest final score any line of choices reaches on these dice (knowing every roll), under the run's scoring. */
-            best_possible: number;
-            /** @description The `index` of each roll whose `hindsight_cost` is above 0, in order. */
-            could_be_better: number[];
+            /** @description One line of moves that reaches `best_possible`. Null when `hindsight` is false (dice the client brought). */
+            best_line: (number[] | components["schemas"]["OneDieMove"])[] | null;
+            /** @description The lowest final score any line of choices reaches on these dice (knowing every roll), under the run's scoring. Null when `hindsight` is false (dice the client brought). */
+            best_possible: number | null;
+            /** @description The `index` of each roll whose `hindsight_cost` is above 0, in order. Null when `hindsight` is false (dice the client brought). */
+            could_be_better: number[] | null;
+            /** @description Whether the figures that know the later rolls are given: true for dice the service chose (a Daily Dice, a box, a series round, a practice run, a deal); false for dice a client brought to `POST /v1/analyze`, whose hindsight figures are null (PRODUCT.md §6b). */
+            hindsight: boolean;
             /** @description One entry per roll used, in order (an unplayable last roll too). */
             moves: components["schemas"]["MoveAnalysisOut"][];
-            /** @description `score - best_possible`, 0 or more: the sum of the moves' `hindsight_cost`. */
-            total_cost: number;
+            /** @description `score - best_possible`, 0 or more: the sum of the moves' `hindsight_cost`. Null when `hindsight` is false (dice the client brought). */
+            total_cost: number | null;
         };
         /**
          * AnalyzeRequest
-         * @description A run to verify and analyse on dice the client gives.
+         * @description A run to verify and analyse: on dealt dice (``deal``), or on dice the client gives
+         *     (``dice``, with ``rules``).
          */
         AnalyzeRequest: {
-            /** @description The rolls in order, [d1, d2] each (1..6): exactly tiles + 1 of them. */
-            dice: [
+            /** @description The deal the run was played on (`POST /v1/deals`): the full analysis, hindsight included. Without `dice` and `rules`. */
+            deal?: string;
+            /** @description Dice the client brings (without `deal`): analysed without foresight, `analysis.hindsight` false. */
+            dice?: [
                 number,
                 number
             ][];
@@ -741,6 +766,26 @@ export interface components {
             moves: (number[] | components["schemas"]["MoveObject"])[];
             /** @description The rules; left out: the standard rules. */
             rules?: components["schemas"]["Rules"];
+        };
+        /**
+         * BadDealProblem
+         * @description That is not a deal of this service (/problems/bad-deal).
+         */
+        BadDealProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/bad-deal";
         };
         /**
          * BoardPlayer
@@ -1111,6 +1156,73 @@ export interface components {
             type: "/problems/date-not-open";
         };
         /**
+         * DealExpiredProblem
+         * @description The deal has expired (/problems/deal-expired).
+         */
+        DealExpiredProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * Format: date-time
+             * @description When the deal expired.
+             */
+            expired_at: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/deal-expired";
+        };
+        /**
+         * DealOut
+         * @description Fresh dice for a Solo round, and the token that binds them to their rules.
+         */
+        DealOut: {
+            /** @description The deal's signed token: send it with the run to `POST /v1/analyze` (the full analysis) or `POST /v1/boxes` (`from_run`, a box of the round). Nothing is stored; keep it to resume the round. */
+            deal: string;
+            /** @description The rolls of the sequence in order, [d1, d2] each (1..6): tiles + 1 of them, more than any turn uses. Every player of the sequence gets these same rolls. */
+            dice: [
+                number,
+                number
+            ][];
+            /**
+             * Format: date-time
+             * @description When the deal stops being accepted (24 hours from now).
+             */
+            expires_at: string;
+            /** @description The round's rules. */
+            rules: components["schemas"]["RulesOut"];
+        };
+        /**
+         * DealUsedProblem
+         * @description The deal has made a box already (/problems/deal-used).
+         */
+        DealUsedProblem: {
+            /** @description The code of the box the deal made. */
+            code: string;
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 409;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/deal-used";
+        };
+        /**
          * DiceChoice
          * @description Where one die is allowed, before the roll: one die or two.
          */
@@ -1121,26 +1233,6 @@ export interface components {
             one: components["schemas"]["PolicyFigures"];
             /** @description Rolling two dice, then the hints. */
             two: components["schemas"]["PolicyFigures"];
-        };
-        /**
-         * DiceInPlayProblem
-         * @description These dice are in play (/problems/dice-in-play).
-         */
-        DiceInPlayProblem: {
-            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
-            detail: string;
-            /**
-             * @description The HTTP status of the answer, repeated.
-             * @constant
-             */
-            status: 403;
-            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
-            title: string;
-            /**
-             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
-             * @constant
-             */
-            type: "/problems/dice-in-play";
         };
         /**
          * Elimination
@@ -1232,14 +1324,19 @@ export interface components {
         };
         /**
          * FromRun
-         * @description A run the player has just played (a Solo round): its dice and its moves.
+         * @description A round the player has just played on dealt dice (a Solo round): its deal, its
+         *     moves and the hints taken.
          */
         FromRun: {
-            /** @description The rolls in order, [d1, d2] each (1..6): exactly tiles + 1 of them. */
-            dice: [
+            /** @description The round's deal (`POST /v1/deals`): its rules and dice. Left out: 422 `not-dealt`. */
+            deal?: string;
+            /** @description Not accepted: a box is made only of dice the service dealt (PRODUCT.md §6b). Dice without a `deal` are 422 `not-dealt`. */
+            dice?: [
                 number,
                 number
             ][];
+            /** @description The hints the player took on the round: shown with the box's target. Left out: not said. */
+            hints_used?: number;
             /** @description One move per played roll. */
             moves: (number[] | components["schemas"]["MoveObject"])[];
         };
@@ -1605,10 +1702,10 @@ export interface components {
             expected_loss: number;
             /** @description The expected final score after the move under the expected-score optimum, not knowing the rolls to come (after a roll that closed nothing: the final score). */
             expected_score: number;
-            /** @description The best move knowing the rolls to come: this roll's move of a line reaching the lowest score still possible on these dice (it may roll another number of dice), as a move of `moves`. */
-            hindsight_best: number[] | components["schemas"]["OneDieMove"];
-            /** @description What the move cost with hindsight, 0 or more: the lowest final score reachable on these dice after it minus the lowest reachable before it. A run's costs add up to `total_cost`. */
-            hindsight_cost: number;
+            /** @description The best move knowing the rolls to come: this roll's move of a line reaching the lowest score still possible on these dice (it may roll another number of dice), as a move of `moves`. Null when `hindsight` is false (dice the client brought). */
+            hindsight_best: number[] | components["schemas"]["OneDieMove"] | null;
+            /** @description What the move cost with hindsight, 0 or more: the lowest final score reachable on these dice after it minus the lowest reachable before it. A run's costs add up to `total_cost`. Null when `hindsight` is false (dice the client brought). */
+            hindsight_cost: number | null;
             /** @description The roll's index in `dice`, 0-based, which is its move's index in `moves` (a roll that ended the turn unplayed has no move there, or a one-die move closing nothing). */
             index: number;
             /**
@@ -1687,12 +1784,20 @@ export interface components {
         };
         /**
          * NewBox
-         * @description A box to make: fresh dice under these rules, or the dice of a run the player has
-         *     played, that run being the owner's.
+         * @description A box to make: fresh dice under these rules, or the dice of a round the player has
+         *     played on a deal, that run being the owner's.
          */
         NewBox: {
-            /** @description The dice of a round the player has just played, and its moves: the box has those dice, and that run is the owner's run of it. Dice in play (a live Daily Dice, a Friend Box, a series round) are 403 `dice-in-play`. */
+            /** @description A round the player has just played on a deal, and its moves: the box has the deal's rules and dice, and that run is the owner's run of it. One deal makes one box (409 `deal-used` naming it); a forged deal is 422 `bad-deal`, an expired one 422 `deal-expired`. */
             from_run?: components["schemas"]["FromRun"];
+            /** @description The box's rules (not with `from_run`). */
+            rules?: components["schemas"]["Rules"];
+        };
+        /**
+         * NewDeal
+         * @description The rules of a Solo round to deal.
+         */
+        NewDeal: {
             /** @description The rules; left out: the standard rules. */
             rules?: components["schemas"]["Rules"];
         };
@@ -1825,6 +1930,26 @@ export interface components {
              * @constant
              */
             type: "/problems/not-a-tile";
+        };
+        /**
+         * NotDealtProblem
+         * @description The dice were not dealt by this service (/problems/not-dealt).
+         */
+        NotDealtProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/not-dealt";
         };
         /**
          * OfficialRunResult
@@ -2766,6 +2891,8 @@ export interface components {
          * @description The owner's final position: what a friend in target mode tries to beat.
          */
         Target: {
+            /** @description The hints the owner took on the round the box was made of (a box of a Solo round, `from_run`); null: a box of fresh dice, or not said. */
+            hints_used: number | null;
             /** @description The owner's tiles left open, ascending; empty: shut. */
             open: number[];
             /** @description The owner's score: lower is better. */
@@ -3405,15 +3532,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
-            /** @description Not visible to this player yet (problem details: `DiceInPlayProblem`) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["DiceInPlayProblem"];
-                };
-            };
             /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
@@ -3441,13 +3559,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
-            /** @description Breaks the game's rules (problem details: `InvalidDiceProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
+            /** @description Breaks the game's rules (problem details: `BadDealProblem`, `DealExpiredProblem`, `InvalidDiceProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDiceProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
+                    "application/problem+json": components["schemas"]["BadDealProblem"] | components["schemas"]["DealExpiredProblem"] | components["schemas"]["InvalidDiceProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3521,15 +3639,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
-            /** @description Not visible to this player yet (problem details: `DiceInPlayProblem`) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["DiceInPlayProblem"];
-                };
-            };
             /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
@@ -3537,6 +3646,15 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Conflicts with stored state (problem details: `DealUsedProblem`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DealUsedProblem"];
                 };
             };
             /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
@@ -3557,13 +3675,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
-            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `InvalidDiceProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `BadDealProblem`, `DealExpiredProblem`, `NotDealtProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["InvalidDiceProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["BadDealProblem"] | components["schemas"]["DealExpiredProblem"] | components["schemas"]["NotDealtProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -4613,6 +4731,91 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["NoOfficialRunProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    deal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewDeal"];
+            };
+        };
+        responses: {
+            /** @description Document created, URL follows */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealOut"];
+                };
+            };
+            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */

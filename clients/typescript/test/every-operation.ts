@@ -20,6 +20,7 @@ import {
   type DailyRunResult,
   type MethodOf,
   type Move,
+  type RequestBody,
   type ShutboxClient,
 } from "../src/index.js";
 import type { paths } from "../src/schema.js";
@@ -540,13 +541,10 @@ const createBox: Step = async (api) => {
 };
 
 const createBoxFromRun: Step = async (api) => {
-  // The rolls of a Solo round just played, for a friend: that run is the owner's.
+  // A Solo round just played on a deal, for a friend: that run is the owner's.
   const { data, error, response } = await api.POST("/v1/boxes", {
     body: {
-      from_run: {
-        dice: [[6, 3], [4, 4], [5, 2], [1, 1], [6, 6], [3, 2], [4, 1], [2, 2], [5, 5], [3, 3]],
-        moves: [[9], [8], [7], { tiles: [2] }],
-      },
+      from_run: { deal: soloDeal, moves: [[9], [8], [7], { tiles: [2] }], hints_used: 1 },
     },
     headers: { "Idempotency-Key": idempotencyKey() },
   });
@@ -555,8 +553,10 @@ const createBoxFromRun: Step = async (api) => {
     return;
   }
   await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
-    "/problems/dice-in-play": "these dice are in play, they cannot be a box:",
-    "/problems/invalid-dice": "these dice do not fit the rules:",
+    "/problems/bad-deal": "deal the round again:",
+    "/problems/deal-expired": "deal the round again:",
+    "/problems/deal-used": "that round made a box already:",
+    "/problems/not-dealt": "deal the round first:",
     "/problems/tile-not-open": "not a legal run:",
     "/problems/unauthorized": "sign in again:",
   });
@@ -735,17 +735,44 @@ const submitSeriesRun: Step = async (api) => {
   }
 };
 
+// A Solo round's deal (POST /v1/deals): its dice, and the token that brings the full
+// analysis and makes one box of the round.
+let soloDeal = "";
+
+const deal: Step = async (api) => {
+  const { data, error, response } = await api.POST("/v1/deals", { body: { rules: { tiles: 9 } } });
+  if (data) {
+    soloDeal = data.deal;
+    show(data.dice.length, data.rules.tiles, data.expires_at);
+    return;
+  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/invalid-request": "fix the rules:",
+  });
+};
+
 const analyzeRun: Step = async (api) => {
-  // Dice of one's own (a Solo round); those of a live Daily Dice or a box are 403.
-  const { data, error, response } = await api.POST("/v1/analyze", {
-    body: {
+  // A dealt round: the full analysis. Dice of one's own (real dice): no hindsight figures.
+  for (const body of [
+    { deal: soloDeal, moves: [[9], [8], [7], { tiles: [2] }] },
+    {
       dice: [[6, 3], [4, 4], [5, 2], [1, 1], [6, 6], [3, 2], [4, 1], [2, 2], [5, 5], [3, 3]],
       moves: [[9], [8], [7], { tiles: [2] }],
     },
-  });
+  ]) {
+    await analyzeOne(api, body);
+  }
+};
+
+async function analyzeOne(
+  api: ShutboxClient,
+  body: RequestBody<"/v1/analyze", "post">,
+): Promise<void> {
+  const { data, error, response } = await api.POST("/v1/analyze", { body });
   if (data) {
-    show(data.score, data.analysis.best_possible, data.analysis.could_be_better);
-    for (const line of data.analysis.best_line) {
+    show(data.score, data.analysis.hindsight, data.analysis.could_be_better ?? "no hindsight");
+    show(data.analysis.best_possible ?? "dice of your own: no best possible");
+    for (const line of data.analysis.best_line ?? []) {
       show(Array.isArray(line) ? line : line.tiles);
     }
     show(data.computer.hard.moves.length, data.sequence);
@@ -760,11 +787,12 @@ const analyzeRun: Step = async (api) => {
       break;
     default:
       await waitOrShow(error, response, ["/problems/solver-busy", "/problems/rate-limited"], {
-        "/problems/dice-in-play": "submit the run first:",
+        "/problems/bad-deal": "deal the round again:",
+        "/problems/deal-expired": "deal the round again:",
         "/problems/invalid-dice": "these dice do not fit the rules:",
       });
   }
-};
+}
 
 const hint: Step = async (api) => {
   const { data, error, response } = await api.POST("/v1/hint", {
@@ -870,6 +898,7 @@ const everyOperation: EveryOperation = {
   "/v1/series/{code}": { get: getSeries },
   "/v1/series/{code}/players": { post: joinSeries },
   "/v1/series/{code}/rounds/{round}/runs": { post: submitSeriesRun },
+  "/v1/deals": { post: deal },
   "/v1/analyze": { post: analyzeRun },
   "/v1/hint": { post: hint },
   "/v1/moves": { post: moves },

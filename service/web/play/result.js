@@ -207,13 +207,13 @@ function worseSet(m) {
 function verdict(m, scoring) {
   const otherSet = worseSet(m);
   const diceWorse = m.dice_loss > 0; // the other number of dice had the better odds
-  if (m.hindsight_cost > 0) {
+  if (m.hindsight_cost && m.hindsight_best) { // null without hindsight (dice a client brought)
     const params = { cost: formatScore(m.hindsight_cost, scoring), tiles: moveText(m.hindsight_best) };
     return h('span', { class: 'move-hindsight' }, m.label === 'best'
       ? _('The best odds at the time, but on these dice it cost {cost}: {tiles} would have done better.', params)
       : _('On these dice it cost {cost}: {tiles} would have done better.', params));
   }
-  if (m.label === 'best') return null;
+  if (m.label === 'best' || m.hindsight_cost === null) return null;
   return h('span', { class: 'move-risky' }, otherSet
     ? _('Cost nothing on these dice, but a risky choice: {tiles} had better odds.', { tiles: formatMove(m.best) })
     : diceWorse && m.dice_used === 1
@@ -228,15 +228,16 @@ function verdict(m, scoring) {
 function analysis(result, ids) {
   const a = result.analysis;
   const scoring = result.rules.scoring;
-  const costly = a.moves.filter((m) => m.hindsight_cost > 0);
+  const cost = a.total_cost ?? 0; // null without hindsight: the page deals its Solo rounds
+  const costly = a.moves.filter((m) => (m.hindsight_cost ?? 0) > 0);
   const risky = a.moves.filter((m) => m.label !== 'best' && m.hindsight_cost === 0);
   const labels = new Intl.ListFormat(locale(), { type: 'disjunction' }).format(Object.values(LABELS).map((label) => _(label)));
-  const summary = a.total_cost > 0
+  const summary = cost > 0
     ? ngettext(
       'Knowing the later rolls, {count} choice could have been better (marked below): it cost {cost}.',
       'Knowing the later rolls, {count} choices could have been better (marked below): together they cost {cost}.',
       costly.length,
-      { cost: formatScore(a.total_cost, scoring) },
+      { cost: formatScore(cost, scoring) },
     )
     : risky.length
       ? ngettext(
@@ -247,12 +248,12 @@ function analysis(result, ids) {
       : _('You found the best possible score on these dice.');
   return h('section', { class: 'panel analysis', 'aria-labelledby': ids.analysis },
     h('h3', { id: ids.analysis }, _('Analysis')),
-    h('div', { class: 'stats' },
+    a.best_possible === null ? null : h('div', { class: 'stats' },
       fittedStat(stat(_('Best possible on these dice'), '', _('knowing every roll in advance'), 'best-possible'), formatScore(a.best_possible, scoring)),
-      fittedStat(stat(_('Your choices cost'), '', _('your score minus the best possible'), a.total_cost > 0 ? 'total-cost costly' : 'total-cost'),
-        a.total_cost > 0 ? formatScore(a.total_cost, scoring) : _('nothing'))),
-    h('p', { class: a.total_cost > 0 ? 'summary' : 'summary good' }, summary),
-    a.best_line.length
+      fittedStat(stat(_('Your choices cost'), '', _('your score minus the best possible'), cost > 0 ? 'total-cost costly' : 'total-cost'),
+        cost > 0 ? formatScore(cost, scoring) : _('nothing'))),
+    a.hindsight ? h('p', { class: cost > 0 ? 'summary' : 'summary good' }, summary) : null,
+    a.best_line?.length && a.best_possible !== null
       ? h('p', { class: 'best-line' }, _('A line that reaches {score}:', { score: formatScore(a.best_possible, scoring) }), ' ',
         h('span', { class: 'line' }, a.best_line.map((m, i) => [i ? h('span', { class: 'line-sep', 'aria-hidden': 'true' }, ' · ') : null, h('span', { class: 'line-move' }, moveText(m))])))
       : null,
@@ -262,9 +263,10 @@ function analysis(result, ids) {
     h('ol', { class: 'moves' }, a.moves.map((m) => {
       const played = m.chosen.length > 0;
       const chosen = played ? formatMove(m.chosen) : _('no move');
-      const betterBet = m.label !== 'best' && m.hindsight_cost > 0 && worseSet(m);
+      const moveCost = m.hindsight_cost ?? 0;
+      const betterBet = m.label !== 'best' && (m.hindsight_cost === null || moveCost > 0) && worseSet(m);
       return h('li', {
-        class: ['move', m.hindsight_cost > 0 ? 'costly' : '', m.hindsight_cost > 0 && m.label === 'best' ? 'unlucky' : '', `label-${m.label}`],
+        class: ['move', moveCost > 0 ? 'costly' : '', moveCost > 0 && m.label === 'best' ? 'unlucky' : '', `label-${m.label}`],
         'data-index': m.index,
       },
       h('span', { class: 'move-roll' }, h('span', { class: 'move-no' }, _('Roll {roll}', { roll: m.index + 1 })), ' ', rollText(m.roll, m.dice_used)),

@@ -1,15 +1,16 @@
 // @ts-check
-// Solo: any rules variant on dice rolled here, with hints, then the analysis. A round in
-// play is kept (its rules, dice and moves) until it ends or the rules change: the page
-// built again in another language, or reloaded, resumes it. The rules of the last round
-// stay kept for the rules form.
+// Solo: any rules variant on dice the service deals (POST /v1/deals: the only dice whose
+// analysis knows the later rolls, PRODUCT.md §6b), with hints, then the analysis. A round
+// in play is kept (its rules, deal, dice, moves and hints taken) until it ends or the rules
+// change: the page built again in another language, or reloaded, resumes the same deal.
+// The rules of the last round stay kept for the rules form.
 import { api, uuid } from './api.js';
 import { clear, h } from './dom.js';
 import { Round } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON } from './player.js';
 import { copyButton, renderResult } from './result.js';
 import { _ } from './strings.js';
-import { errorNote, loading, rollSequence, rulesForm, rulesSummary, viewHeader } from './ui.js';
+import { errorNote, loading, rulesForm, rulesSummary, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {import('./rules.js').Rules} Rules */
@@ -29,51 +30,53 @@ export function soloView() {
   /** @type {Round | null} */
   let round = null;
 
-  /** @type {import('./game.js').HintSource} */
-  const hint = ({ rules, open, roll }) => api('POST', '/v1/hint', { body: { rules, open, roll } });
+  /**
+   * A round on a deal: its rules, the deal's token and dice, the moves played and the
+   * hints taken so far (kept as it goes, to resume).
+   * @typedef {{rules: Rules, deal: string, dice: Roll[], moves: Move[], hints: number}} Dealt
+   */
 
   /**
-   * @param {Rules} rules
-   * @param {Roll[]} dice
+   * @param {Dealt} dealt
    * @param {Move[]} moves
    */
-  async function analyse(rules, dice, moves) {
+  async function analyse(dealt, moves) {
     clear(stage, loading(_('Analysing your round…')));
     try {
       /** @type {Schemas['RunResult']} */
-      const result = await api('POST', '/v1/analyze', { body: /** @satisfies {Schemas['AnalyzeRequest']} */ ({ rules, dice, moves }) });
+      const result = await api('POST', '/v1/analyze', { body: /** @satisfies {Schemas['AnalyzeRequest']} */ ({ deal: dealt.deal, moves }) });
       round?.destroy();
       round = null;
       const view = renderResult(result);
       const made = h('div', { class: 'created made-box', 'aria-live': 'polite' });
       const boxButton = h('button', { type: 'button', class: 'secondary' }, _('Make a Friend Box of this round'));
-      boxButton.addEventListener('click', () => makeBox(rules, dice, moves, boxButton, made));
+      boxButton.addEventListener('click', () => makeBox(dealt, moves, boxButton, made));
       clear(stage, view, h('div', { class: 'actions' },
-        h('button', { type: 'button', class: 'primary', onclick: () => start(rules) }, _('Play again')),
+        h('button', { type: 'button', class: 'primary', onclick: () => start(dealt.rules) }, _('Play again')),
         h('button', { type: 'button', class: 'secondary', onclick: changeRules }, _('Change rules')),
         boxButton), made);
       view.focusHeading();
     } catch (error) {
-      clear(stage, errorNote(error, () => analyse(rules, dice, moves)));
+      clear(stage, errorNote(error, () => analyse(dealt, moves)));
     }
   }
 
-  // A Friend Box of the round just played, that run being the owner's: its code to share.
+  // A Friend Box of the round just played, that run being the owner's (with the hints
+  // taken, which its target shows): its code to share.
   /**
-   * @param {Rules} rules
-   * @param {Roll[]} dice
+   * @param {Dealt} dealt
    * @param {Move[]} moves
    * @param {HTMLButtonElement} button
    * @param {HTMLElement} into
    */
-  async function makeBox(rules, dice, moves, button, into) {
+  async function makeBox(dealt, moves, button, into) {
     button.disabled = true;
     clear(into, loading());
     try {
       await ensurePlayer();
       /** @type {Schemas['CreatedBox']} */
       const box = await api('POST', '/v1/boxes', {
-        body: /** @satisfies {Schemas['NewBox']} */ ({ rules, from_run: { dice, moves } }), auth: true, idempotencyKey: uuid(),
+        body: /** @satisfies {Schemas['NewBox']} */ ({ from_run: { deal: dealt.deal, moves, hints_used: dealt.hints } }), auth: true, idempotencyKey: uuid(),
       });
       const link = `${location.origin}/play#box=${encodeURIComponent(box.display_code)}`;
       const heading = h('h3', { tabindex: '-1' }, _('Your box is ready'));
@@ -102,25 +105,51 @@ export function soloView() {
     startButton.focus();
   }
 
+  // A new round: the service deals its dice (one request before the first roll).
+  /** @param {Rules} rules */
+  async function start(rules) {
+    round?.destroy();
+    round = null;
+    setup.hidden = true;
+    clear(stage, loading(_('Rolling the dice…')));
+    try {
+      /** @type {Schemas['DealOut']} */
+      const dealt = await api('POST', '/v1/deals', { body: /** @satisfies {Schemas['NewDeal']} */ ({ rules }) });
+      play({ rules, deal: dealt.deal, dice: dealt.dice, moves: [], hints: 0 });
+    } catch (error) {
+      clear(stage, errorNote(error, () => start(rules)));
+    }
+  }
+
   /**
-   * @param {Rules} rules
-   * @param {{dice?: Roll[], moves?: Move[], focus?: boolean}} [options] a kept round's dice
-   *   and moves; focus: the round's first control
+   * @param {Dealt} dealt a new round, or a kept one to resume
+   * @param {boolean} [focus] the round's first control
    */
-  function start(rules, { dice = rollSequence(rules), moves = [], focus = true } = {}) {
+  function play(dealt, focus = true) {
     round?.destroy();
     setup.hidden = true;
-    saveJSON(KEPT, { rules, dice, moves });
+    const { rules, dice } = dealt;
+    saveJSON(KEPT, dealt);
+    /** @type {import('./game.js').HintSource} */
+    const hint = async ({ open, roll }) => {
+      const answer = await api('POST', '/v1/hint', { body: { rules, open, roll } });
+      dealt.hints += 1;
+      saveJSON(KEPT, dealt);
+      return answer;
+    };
     round = new Round({
       rules,
       dice,
-      moves,
+      moves: dealt.moves,
       hint,
       label: _('Solo round'),
-      onMove: (played) => saveJSON(KEPT, { rules, dice, moves: played }),
+      onMove: (played) => {
+        dealt.moves = played;
+        saveJSON(KEPT, dealt);
+      },
       onEnd: ({ moves: played }) => {
         saveJSON(KEPT, { rules });
-        setTimeout(() => analyse(rules, dice, played), 700);
+        setTimeout(() => analyse(dealt, played), 700);
       },
     });
     clear(stage,
@@ -136,9 +165,10 @@ export function soloView() {
     start(form.value());
   });
 
-  if (kept?.rules && Array.isArray(kept.dice) && Array.isArray(kept.moves)) {
+  // A round kept from before deals (no deal) is not resumed: its dice were the page's own.
+  if (kept?.rules && typeof kept.deal === 'string' && Array.isArray(kept.dice) && Array.isArray(kept.moves)) {
     try {
-      start(kept.rules, { dice: kept.dice, moves: kept.moves, focus: false });
+      play({ rules: kept.rules, deal: kept.deal, dice: kept.dice, moves: kept.moves, hints: Number(kept.hints) || 0 }, false);
     } catch (error) {
       console.warn(`the kept Solo round could not be resumed: ${error instanceof Error ? error.message : error}`);
       changeRules();

@@ -348,30 +348,6 @@ export function rulesForm(initial = {}) {
   };
 }
 
-// One die, uniform over 1..6, from crypto.getRandomValues (rejection sampling).
-function randomDie() {
-  const byte = new Uint8Array(1);
-  for (;;) {
-    crypto.getRandomValues(byte);
-    if (byte[0] < 252) return (byte[0] % 6) + 1;
-  }
-}
-
-/** @returns {Roll} */
-function randomRoll() {
-  return [randomDie(), randomDie()];
-}
-
-// The rolls of a Solo round: tiles + 1 pairs.
-/**
- * @param {Rules} rules
- * @returns {Roll[]}
- */
-export function rollSequence(rules) {
-  const r = normalize(rules);
-  return Array.from({ length: r.tiles + 1 }, randomRoll);
-}
-
 /**
  * @param {string} title
  * @param {string | null} [intro]

@@ -1,176 +1,185 @@
-"""Fair play: the stateless analysis never hands out the answer key of a live
-challenge, and blind Friend Box play holds."""
+"""Fair play by construction (PRODUCT.md §6b): the hindsight figures of some dice come only
+with dice the service chose. Dice a client brings are analysed without foresight, so no
+disguise of a live challenge's dice (a later start, a changed roll no turn reads, rolls
+reversed or of the same total) is an answer key; a deal's dice get the full analysis."""
 
 from __future__ import annotations
 
-import secrets
-import uuid
-from datetime import UTC, datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-import asyncpg
 import httpx
 import pytest
 
 from service.clock import FixedClock
-from service.rules.fairplay import deciding_key, only_sums_matter
-from service.rules.ruleset import Roll, Rules
-from service.settings import Settings
-from service.store import boxes
-from service.store.cache import Cache
-from service.store.db import create_pool
-from service.store.in_play import live_dates
-from tests.conftest import NOW, SECRET, app_with
-from tests.integration.api.helpers import auth, daily_dice, insert_box, new_player
-from tests.runs import legal_run, legal_runs
+from service.rules.ruleset import Roll, Rules, tiles_of
+from tests.integration.api.helpers import auth, daily_dice, new_player, problem_type
+from tests.runs import legal_run, legal_runs, played
+from tests.unit.rules.test_analysis import brute_force_best
+
+pytestmark = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+
+HINDSIGHT = ("best_possible", "best_line", "could_be_better", "total_cost")
 
 
-async def analyze(
-    client: httpx.AsyncClient, dice: tuple[Roll, ...], **rules: Any
-) -> httpx.Response:
-    """Analyse a legal run on ``dice`` under ``rules``."""
+async def analyze(client: httpx.AsyncClient, dice: tuple[Roll, ...], **rules: Any) -> Any:
+    """The analysis of a legal run on ``dice`` that a client brings, under ``rules``."""
     moves = legal_run(dice, Rules(**rules))
-    return await client.post(
+    response = await client.post(
         "/v1/analyze", json={"dice": [list(r) for r in dice], "moves": moves, "rules": rules}
     )
+    assert response.status_code == 200, response.text
+    return response.json()
 
 
-def other_dice(dice: tuple[Roll, ...], from_roll: int) -> tuple[Roll, ...]:
-    """The same dice, every roll from ``from_roll`` on changed."""
-    return dice[:from_roll] + tuple(((a % 6) + 1, b) for a, b in dice[from_roll:])
+def assert_no_foresight(result: Any) -> None:
+    analysis = result["analysis"]
+    assert analysis["hindsight"] is False
+    assert all(analysis[figure] is None for figure in HINDSIGHT)
+    assert all(m["hindsight_cost"] is None and m["hindsight_best"] is None
+               for m in analysis["moves"])  # fmt: skip
+    # What needs no later roll is there: the labels and the computer players.
+    assert all(m["label"] for m in analysis["moves"]) and set(result["computer"]) == {
+        "easy", "medium", "hard"
+    }  # fmt: skip
 
 
-def test_live_dates_span_the_time_zones_of_the_earth() -> None:
-    # Noon UTC on 29 November: 28 November is still today at UTC-12 (plus grace), and
-    # 30 November has begun at UTC+14... not yet (it begins at 10:00 UTC on the 29th).
-    noon = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
-    assert [d.isoformat() for d in live_dates(noon)] == ["2026-11-28", "2026-11-29", "2026-11-30"]
+def shifted(dice: tuple[Roll, ...], by: int, rules: Rules) -> tuple[Rules, tuple[Roll, ...]]:
+    """The attack on a live challenge: its dice without their first ``by`` rolls (padded
+    back to their length), started from the tiles a first ``by`` moves leave open."""
+    position = rules.start_position
+    for move in played(dice, rules)[:by]:
+        position ^= sum(1 << (t - 1) for t in move.tiles)
+    start = Rules(**{**rules.stored(), "start": tiles_of(position)})
+    return start, dice[by:] + ((1, 1),) * by
 
 
-def disguises(dice: tuple[Roll, ...]) -> list[tuple[Roll, ...]]:
-    """The same dice as the analysis sees them under the standard rules: each roll
-    written the other way round, and one roll replaced by another of the same total."""
-    swapped = tuple((b, a) for a, b in dice)
-    index = next(i for i, (a, b) in enumerate(dice) if 3 <= a + b <= 11)
-    a, b = dice[index]
-    same_total = (a - 1, b + 1) if a > 1 and b < 6 else (a + 1, b - 1)
-    return [swapped, (*dice[:index], same_total, *dice[index + 1 :])]
+async def live_dice(client: httpx.AsyncClient) -> list[tuple[Roll, ...]]:
+    """The dice of two live dates, a box and a series round (standard rules)."""
+    owner = await new_player(client)
+    box = (await client.post("/v1/boxes", json={}, headers=auth(owner))).json()
+    series = await client.post(
+        "/v1/series", json={"format": {"kind": "rounds", "rounds": 2}}, headers=auth(owner)
+    )
+    assert series.status_code == 201, series.text
+
+    def rolls(dice: list[list[int]]) -> tuple[Roll, ...]:
+        return tuple((a, b) for a, b in dice)
+
+    return [
+        await daily_dice(client, "2026-11-29"),
+        await daily_dice(client, "2026-11-30"),
+        rolls(box["dice"]),
+        rolls(series.json()["next"]["dice"]),
+    ]
 
 
-def reached(dice: tuple[Roll, ...], rules: Rules) -> int:
-    """How many rolls decide the analysis of these dice under these rules."""
-    return len(deciding_key(dice, sums_only=only_sums_matter(rules))) - 1
+async def test_no_shift_of_a_live_challenge_is_an_answer_key(client: httpx.AsyncClient) -> None:
+    for dice in await live_dice(client):
+        assert_no_foresight(await analyze(client, dice))  # the dice themselves, too
+        for by in (1, 2, 3):
+            start, later = shifted(dice, by, Rules())
+            if not start.start_position:
+                continue  # shut in fewer moves: nothing left to ask
+            assert_no_foresight(await analyze(client, later, **start.stored()))
 
 
-async def test_the_dice_of_a_live_date_are_not_analysed(
-    client: httpx.AsyncClient, clock: FixedClock
-) -> None:
-    today = await daily_dice(client, "2026-11-29")
-    refused = await analyze(client, today)
-    assert refused.status_code == 403
-    assert refused.json()["type"] == "/problems/dice-in-play"
-    assert "best_line" not in refused.text
-    # In disguise: the same dice in another order, a roll for another of its total,
-    # under every other rules variant too.
-    for disguised in disguises(today):
-        for rules in ({}, {"one_die": "high_closed"}, {"move_rule": "single"}):
-            assert (await analyze(client, disguised, **rules)).status_code == 403, (
-                disguised,
-                rules,
-            )
-    # Changing the rolls no turn reaches does not hide them...
-    assert (await analyze(client, other_dice(today, reached(today, Rules())))).status_code == 403
-    # ...nor other rules on the same dice (a 12-tile box on the same first rolls).
-    longer = (*today, (1, 1), (2, 2), (3, 3))
-    assert (await analyze(client, longer, tiles=12)).status_code == 403
-    # Other dice are analysed as ever: another total on a roll a turn can reach.
-    for roll in (0, reached(today, Rules()) - 1):
-        assert (
-            await analyze(client, other_dice(today, roll)[: roll + 1] + today[roll + 1 :])
-        ).status_code == 200
-    # A date that has closed everywhere is history: its analysis is open to all.
-    old = await daily_dice(client, "2026-11-20")
-    assert (await analyze(client, old)).status_code == 200
-    # Once 29 November has closed everywhere, its dice can be analysed.
-    clock.set(datetime(2026, 12, 1, 12, 15, tzinfo=UTC))
-    assert (await analyze(client, today)).status_code == 200
+NON_SUM_RULES = [
+    {"move_rule": "single"},
+    {"move_rule": "dice_or_sum"},
+    {"move_rule": "die_or_sum_both"},
+    {"one_die": "high_closed"},
+    {"total": "sum_or_difference"},
+]
 
 
-@pytest.mark.parametrize("rules", [{}, {"tiles": 10}, {"tiles": 4}, {"move_rule": "dice_or_sum"}])
-async def test_the_dice_of_a_box_are_not_analysed(
+@pytest.mark.parametrize("rules", NON_SUM_RULES, ids=lambda r: "-".join(map(str, r.values())))
+async def test_no_roll_changed_reversed_or_of_the_same_total_is_an_answer_key(
     client: httpx.AsyncClient, rules: dict[str, Any]
 ) -> None:
     owner = await new_player(client)
     box = await client.post("/v1/boxes", json={"rules": rules}, headers=auth(owner))
+    assert box.status_code == 201, box.text
     dice = tuple((a, b) for a, b in box.json()["dice"])
-    refused = await analyze(client, dice, **rules)
-    assert refused.status_code == 403 and refused.json()["type"] == "/problems/dice-in-play"
-    swapped = tuple((b, a) for a, b in dice)
-    assert (await analyze(client, swapped, **rules)).status_code == 403
-    assert (await analyze(client, swapped, **{**rules, "one_die": "sum_le_6"})).status_code == 403
-    if only_sums_matter(Rules(**rules)):
-        for disguised in disguises(dice):
-            assert (await analyze(client, disguised, **rules)).status_code == 403
+    last = dice[-1]
+    index = next(i for i, (a, b) in enumerate(dice) if 3 <= a + b <= 11)
+    a, b = dice[index]
+    same_total = (a - 1, b + 1) if a > 1 and b < 6 else (a + 1, b - 1)
+    for disguised in (
+        (*dice[:-1], ((last[0] % 6) + 1, last[1])),  # the last roll, read by no turn
+        tuple((b, a) for a, b in dice),  # every roll reversed
+        (*dice[:index], same_total, *dice[index + 1 :]),
+    ):
+        assert_no_foresight(await analyze(client, disguised, **rules))
 
 
-async def test_a_box_made_by_another_process_is_refused_at_once(
-    client: httpx.AsyncClient, database_url: str
+async def deal(client: httpx.AsyncClient, **body: Any) -> dict[str, Any]:
+    response = await client.post("/v1/deals", json=body)
+    assert response.status_code == 201, response.text
+    dealt: dict[str, Any] = response.json()
+    return dealt
+
+
+@pytest.mark.parametrize("rules", [{}, {"tiles": 6}, *NON_SUM_RULES[:2], {"one_die": "sum_le_6"}])
+async def test_a_deal_is_analysed_in_full(client: httpx.AsyncClient, rules: dict[str, Any]) -> None:
+    dealt = await deal(client, rules=rules)
+    assert set(dealt) == {"deal", "rules", "dice", "expires_at"}
+    ruled = Rules(**rules)
+    dice = tuple((a, b) for a, b in dealt["dice"])
+    assert len(dice) == ruled.rolls
+    for moves in legal_runs(dice, 3, ruled):
+        response = await client.post("/v1/analyze", json={"deal": dealt["deal"], "moves": moves})
+        assert response.status_code == 200, response.text
+        analysis = response.json()["analysis"]
+        assert analysis["hindsight"] is True
+        assert analysis["best_possible"] == brute_force_best(ruled, dice)
+        assert analysis["total_cost"] == response.json()["score"] - analysis["best_possible"]
+        assert sum(m["hindsight_cost"] for m in analysis["moves"]) == analysis["total_cost"]
+        assert response.json()["sequence"] is None and response.json()["dice"] == dealt["dice"]
+
+
+async def test_a_forged_or_expired_deal_is_refused(
+    client: httpx.AsyncClient, clock: FixedClock
 ) -> None:
-    """A box stored by another process (here: the store's code on a pool of its own) is
-    refused from the moment its creation is committed, without waiting for anything."""
-    pool = await create_pool(database_url, min_size=1, max_size=1)
-    try:
-        owner = (await new_player(client))["id"]
-        _, issued = await boxes.create(
-            pool, Cache.connect(None, "other:"), SECRET.encode(), uuid.UUID(owner), Rules(), NOW
-        )
-        refused = await analyze(client, issued.dice)
-        assert refused.status_code == 403 and refused.json()["type"] == "/problems/dice-in-play"
-    finally:
-        await pool.close()
+    dealt = await deal(client)
+    dice = tuple((a, b) for a, b in dealt["dice"])
+    moves = legal_run(dice)
+    payload, signature = dealt["deal"].split(".")
+    forged = f"{payload}.{'B' * 43 if signature == 'A' * 43 else 'A' * 43}"
+    refused = await client.post("/v1/analyze", json={"deal": forged, "moves": moves})
+    assert problem_type(refused, 422) == "/problems/bad-deal"
+    # A deal binds its dice and rules: sending them as well is a malformed request.
+    both = await client.post(
+        "/v1/analyze", json={"deal": dealt["deal"], "dice": dealt["dice"], "moves": moves}
+    )
+    assert problem_type(both, 400) == "/problems/invalid-request"
+    neither = await client.post("/v1/analyze", json={"moves": moves})
+    assert problem_type(neither, 400) == "/problems/invalid-request"
+    clock.set(clock.now() + timedelta(hours=24))
+    expired = await client.post("/v1/analyze", json={"deal": dealt["deal"], "moves": moves})
+    assert problem_type(expired, 422) == "/problems/deal-expired"
+    assert parsed(expired.json()["expired_at"]) == parsed(dealt["expires_at"])
 
 
-async def test_boxes_made_before_the_mark_are_refused(
-    settings: Settings, database_url: str
-) -> None:
-    """Boxes stored before their dice had keys (unmarked dice, no key) are given their
-    keys when a process starts, and refused from then on, by every process."""
-    dice = tuple((secrets.randbelow(6) + 1, secrets.randbelow(6) + 1) for _ in range(10))
-    async with app_with(settings) as client:
-        assert (await analyze(client, dice)).status_code == 200
-        owner = (await new_player(client))["id"]
-    connection = await asyncpg.connect(database_url)
-    try:
-        code = await insert_box(connection, owner, dice, "hmac-sha256-v1")
-        async with app_with(settings) as client:
-            for disguised in (dice, *disguises(dice)):
-                refused = await analyze(client, disguised)
-                assert (
-                    refused.status_code == 403
-                    and refused.json()["type"] == "/problems/dice-in-play"
-                )
-        assert await connection.fetchval(
-            "SELECT dice_key IS NOT NULL FROM boxes WHERE code = $1", code
-        )
-    finally:
-        await connection.close()
+def parsed(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_a_player_shown_the_target_plays_a_target_run(client: httpx.AsyncClient) -> None:
     owner, friend, blind = [await new_player(client, name=name) for name in ("O", "F", "B")]
     box = (await client.post("/v1/boxes", json={}, headers=auth(owner))).json()
     code = box["code"]
     runs = legal_runs(box["dice"], 3)
-    played = await client.post(
+    played_run = await client.post(
         f"/v1/boxes/{code}/runs", json={"moves": runs[0]}, headers=auth(owner)
     )
-    assert played.status_code == 201
+    assert played_run.status_code == 201
 
     anonymous = (await client.get(f"/v1/boxes/{code}?mode=target")).json()
     assert "target" not in anonymous
     shown = (await client.get(f"/v1/boxes/{code}?mode=target", headers=auth(friend))).json()
-    assert shown["target"]["score"] == played.json()["score"]
+    assert shown["target"]["score"] == played_run.json()["score"]
+    assert shown["target"]["hints_used"] is None  # a box of fresh dice: no Solo round
     # The friend saw the owner's result: the run is a target run, whatever it says.
     said_blind = await client.post(
         f"/v1/boxes/{code}/runs", json={"moves": runs[1], "mode": "blind"}, headers=auth(friend)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
 import msgspec
 import pytest
 
-from service.rules.analysis import report
+from service.rules.analysis import Report, report
 from service.rules.computers import EASY, MEDIUM, play
 from service.rules.dice import derive_dice
 from service.rules.replay import Move
@@ -46,51 +47,76 @@ def rules_json(rules: Rules) -> dict[str, Any]:
     return {k: v for k, v in json.loads(msgspec.json.encode(rules)).items() if v is not None}
 
 
+def assert_agrees(got: Any, expected: Report, rules: Rules) -> None:
+    """An answer of ``/v1/analyze`` is the rules core's report, field by field."""
+    run, analysis = expected.run, expected.analysis
+    assert "run_id" not in got and "official" not in got
+    assert got["sequence"] is None
+    assert got["rules"] == rules_json(rules)
+    assert got["dice"] == [list(r) for r in run.dice]
+    assert got["moves"] == [m.as_json() for m in run.moves]
+    assert (got["rolls_used"], got["score"], got["shut"]) == (run.rolls_used, run.score, run.shut)
+    assert got["open"] == list(tiles_of(run.open_tiles))
+    a = got["analysis"]
+    assert a["hindsight"] is analysis.hindsight
+    assert a["best_possible"] == analysis.best_possible
+    if analysis.hindsight:
+        assert a["best_line"] == [m.as_json() for m in analysis.best_line or ()]
+        assert (
+            a["total_cost"]
+            == run.score - expected.best_possible
+            == sum(m["hindsight_cost"] for m in a["moves"])
+        )
+        assert a["could_be_better"] == list(analysis.could_be_better or ())
+    else:
+        assert a["best_line"] is a["total_cost"] is a["could_be_better"] is None
+    for entry, core in zip(a["moves"], analysis.moves, strict=True):
+        assert entry["index"] == core.index and entry["roll"] == list(core.roll)
+        assert entry["dice_used"] == core.dice_used
+        assert entry["chosen"] == list(core.chosen) and entry["best"] == list(core.best)
+        assert entry["hindsight_cost"] == core.hindsight_cost
+        hindsight_best = core.hindsight_best
+        assert entry["hindsight_best"] == (hindsight_best and hindsight_best.as_json())
+        for field in ("expected_score", "best_expected_score", "dice_loss", "expected_loss"):
+            assert entry[field] == pytest.approx(getattr(core, field), rel=1e-12, abs=1e-12)
+        assert entry["label"] == core.label
+    for name, computer in expected.computer.items():
+        assert got["computer"][name] == {
+            "score": computer.score,
+            "shut": computer.shut,
+            "moves": [m.as_json() for m in computer.moves],
+        }
+
+
+def easy_seed(dice: Sequence[Sequence[int]]) -> str:
+    return "dice/" + "".join(f"{a}{b}" for a, b in dice)
+
+
 @pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -> None:
+    """Dice the client brings: the report without hindsight."""
     for rules, dice, moves in sample_runs():
         body = {"rules": rules_json(rules), "dice": dice, "moves": [m.as_json() for m in moves]}
         response = await client.post("/v1/analyze", json=body)
         assert response.status_code == 200, response.text
-        got = response.json()
-        seed = "dice/" + "".join(f"{a}{b}" for a, b in dice)
-        expected = report(rules, dice, moves, seed)
-        run, analysis = expected.run, expected.analysis
-        assert "run_id" not in got and "official" not in got
-        assert got["sequence"] is None
-        assert got["rules"] == rules_json(rules)
-        assert got["dice"] == [list(r) for r in dice]
-        assert got["moves"] == [m.as_json() for m in run.moves]
-        assert (got["rolls_used"], got["score"], got["shut"]) == (
-            run.rolls_used,
-            run.score,
-            run.shut,
-        )
-        assert got["open"] == list(tiles_of(run.open_tiles))
-        a = got["analysis"]
-        assert a["best_possible"] == analysis.best_possible
-        assert a["best_line"] == [m.as_json() for m in analysis.best_line]
-        assert (
-            a["total_cost"]
-            == run.score - analysis.best_possible
-            == sum(m["hindsight_cost"] for m in a["moves"])
-        )
-        assert a["could_be_better"] == list(analysis.could_be_better)
-        for entry, core in zip(a["moves"], analysis.moves, strict=True):
-            assert entry["index"] == core.index and entry["roll"] == list(core.roll)
-            assert entry["dice_used"] == core.dice_used
-            assert entry["chosen"] == list(core.chosen) and entry["best"] == list(core.best)
-            assert entry["hindsight_cost"] == core.hindsight_cost
-            assert entry["hindsight_best"] == core.hindsight_best.as_json()
-            for field in ("expected_score", "best_expected_score", "dice_loss", "expected_loss"):
-                assert entry[field] == pytest.approx(getattr(core, field), rel=1e-12, abs=1e-12)
-            assert entry["label"] == core.label
-        for name, computer in expected.computer.items():
-            assert got["computer"][name] == {
-                "score": computer.score,
-                "shut": computer.shut,
-                "moves": [m.as_json() for m in computer.moves],
-            }
+        expected = report(rules, dice, moves, easy_seed(dice), hindsight=False)
+        assert_agrees(response.json(), expected, rules)
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_analyze_of_a_deal_agrees_with_the_rules_engine(client: httpx.AsyncClient) -> None:
+    """Dice the service dealt: the whole report, hindsight included."""
+    for n, rules in enumerate(VARIANTS):
+        dealt = await client.post("/v1/deals", json={"rules": rules_json(rules)})
+        assert dealt.status_code == 201, dealt.text
+        assert dealt.json()["rules"] == rules_json(rules)
+        dice = tuple((a, b) for a, b in dealt.json()["dice"])
+        player = EASY if n % 2 else MEDIUM
+        moves = play(solve(rules), player, rules.start_position, dice, f"p{n}").moves
+        body = {"deal": dealt.json()["deal"], "moves": [m.as_json() for m in moves]}
+        response = await client.post("/v1/analyze", json=body)
+        assert response.status_code == 200, response.text
+        assert_agrees(response.json(), report(rules, dice, moves, easy_seed(dice)), rules)
 
 
 def test_analyze_answers_alike_whichever_path_takes_it(server_env: dict[str, str]) -> None:

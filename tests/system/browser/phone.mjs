@@ -102,10 +102,19 @@ async function analysisReads(page, analysed, what) {
 
 const analyzed = (page) => page.waitForResponse((r) => r.url().endsWith('/v1/analyze') && r.request().method() === 'POST', { timeout: 60000 });
 
-// The player's rounds of Solo from dice set in advance: a round kept in the browser (as
-// a reload keeps one) resumes with them.
-async function keptRound(page, rules, dice) {
-  await page.evaluate((kept) => localStorage.setItem('shutbox.solo', JSON.stringify(kept)), { rules, dice, moves: [] });
+// The player's rounds of Solo on dice set in advance: deals of those dice, signed with the
+// server's secret by the test's preparation (SHUTBOX_SOLO_DEALS, by name), kept in the
+// browser (as a reload keeps a round) so that the page resumes them.
+const SOLO_DEALS = JSON.parse(process.env.SHUTBOX_SOLO_DEALS || '{}');
+
+function soloDeal(name, moves = []) {
+  const dealt = SOLO_DEALS[name];
+  if (!dealt) throw new Error(`no deal ${name}: run through tests/system/browser/test_play.py`);
+  return { ...dealt, moves, hints: 0 };
+}
+
+async function keptRound(page, name) {
+  await page.evaluate((kept) => localStorage.setItem('shutbox.solo', JSON.stringify(kept)), soloDeal(name));
   await page.reload();
   const round = view(page).locator('.round');
   await round.waitFor();
@@ -157,7 +166,7 @@ async function phone(browser, device) {
   // The tiles' states on a roll of 3 + 4: 8 and 9 of no use; with 1 picked, 3, 5 and 7 no
   // longer fit (no set of 7 has 1 and one of them) but still start a new pick; 2, 4 and 6
   // go with the 1 (1 + 6, 1 + 2 + 4).
-  await keptRound(page, { tiles: 9 }, Array(10).fill([3, 4]));
+  await keptRound(page, 'threes-and-fours');
   await round.locator('.tile[data-tile="1"]').click();
   const states = await round.locator('.tile').evaluateAll((tiles) => tiles.map((t) => {
     const style = getComputedStyle(t);
@@ -183,11 +192,8 @@ async function phone(browser, device) {
   // resumes at its last roll): roll 1 a blunder that cost 11, roll 2 the best odds that
   // the dice made cost 5, roll 3 a blunder that cost nothing, roll 4 no move.
   analysed = analyzed(page);
-  await page.evaluate((kept) => localStorage.setItem('shutbox.solo', JSON.stringify(kept)), {
-    rules: { tiles: 9 },
-    dice: [[3, 3], [6, 6], [5, 4], [1, 4], [6, 5], [6, 3], [6, 3], [3, 5], [2, 4], [6, 3]],
-    moves: [[2, 4], [5, 7], [3, 6]],
-  });
+  await page.evaluate((kept) => localStorage.setItem('shutbox.solo', JSON.stringify(kept)),
+    soloDeal('two-measures', [[2, 4], [5, 7], [3, 6]]));
   await page.reload();
   await resultShown(page, `${name}, the two measures`);
   await analysisReads(page, analysed, `${name}, the two measures`);
@@ -206,7 +212,7 @@ async function phone(browser, device) {
 
   // The longest digits score a 12-tile round can end on: a roll of 2 closes the 2, the
   // next 2 cannot be played: 1, 3, 4, ..., 12 open.
-  await keptRound(page, { tiles: 12, scoring: 'digits' }, Array(13).fill([1, 1]));
+  await keptRound(page, 'twelve-ones');
   await tilesBigEnough(round, 12, `${name}, 12 tiles`);
   check(/^Score now 123456789101112$/.test(await round.locator('.score-now').innerText()), `the digits score as the tiles read: ${await round.locator('.score-now').innerText()}`);
   await round.locator('.tile[data-tile="2"]').click();

@@ -12,16 +12,20 @@ gets a closed date filled with official runs, named in ``SHUTBOX_ARCHIVE_DATE``.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from service import deals
 from service.calendar import has_closed_everywhere
+from service.rules.ruleset import Rules
 from tests.conftest import ROOT, ServerProcess
 from tests.system.browser.environment import HERE, artifacts, require
 
@@ -66,7 +70,41 @@ def an_archive_date(server_env: dict[str, str]) -> dict[str, str]:
     return {"SHUTBOX_ARCHIVE_DATE": day.isoformat()}
 
 
-PREPARATIONS: dict[str, Preparation] = {"archive.mjs": an_archive_date}
+# The Solo rounds phone.mjs resumes on dice set in advance: deals of them, signed with the
+# server's secret as POST /v1/deals signs its own (the page plays Solo on deals only).
+SOLO_DICE = {
+    "threes-and-fours": ({"tiles": 9}, [[3, 4]] * 10),
+    "two-measures": (
+        {"tiles": 9},
+        [[3, 3], [6, 6], [5, 4], [1, 4], [6, 5], [6, 3], [6, 3], [3, 5], [2, 4], [6, 3]],
+    ),
+    "twelve-ones": ({"tiles": 12, "scoring": "digits"}, [[1, 1]] * 13),
+}
+
+
+def solo_deals(server_env: dict[str, str]) -> dict[str, str]:
+    key = deals.signing_key(server_env["SHUTBOX_SECRET"].encode())
+    now = datetime.now(UTC)
+    made = {
+        name: {
+            "rules": rules,
+            "dice": dice,
+            "deal": deals.token(
+                key,
+                deals.Deal(
+                    id=uuid.uuid4(),
+                    rules=Rules(**rules),
+                    dice=tuple((a, b) for a, b in dice),
+                    expires_at=now + deals.LIFETIME,
+                ),
+            ),
+        }
+        for name, (rules, dice) in SOLO_DICE.items()
+    }
+    return {"SHUTBOX_SOLO_DEALS": json.dumps(made)}
+
+
+PREPARATIONS: dict[str, Preparation] = {"archive.mjs": an_archive_date, "phone.mjs": solo_deals}
 
 
 def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -> str:

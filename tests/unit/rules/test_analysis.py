@@ -14,7 +14,7 @@ from service.rules.computers import COMPUTERS, play
 from service.rules.replay import Move, replay
 from service.rules.ruleset import Roll, Rules
 from service.rules.solver import solve
-from tests.unit.rules.strategies import dice_of, played_moves, sequences, variants
+from tests.unit.rules.strategies import dice_of, played_moves, rolls, sequences, variants
 
 
 def brute_force_best(rules: Rules, dice: tuple[Roll, ...]) -> int:
@@ -160,3 +160,27 @@ def test_hindsight_line_reaches_the_best() -> None:
         hindsight = Hindsight(tables, dice)
         line = hindsight.line(rules.full)
         assert replay(rules, dice, line).score == hindsight.best(rules.full, 0), n
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data(), variants(max_tiles=9))
+def test_without_hindsight_no_later_roll_is_read(data: st.DataObject, rules: Rules) -> None:
+    """Dice a client brings (PRODUCT.md §6b): every figure that needs no later roll is the
+    full analysis's, the hindsight ones are None, and the rolls after a move decide
+    nothing of it: a roll the run never reached changed, the analysis is the same."""
+    tables = solve(rules)
+    dice = data.draw(sequences(rules))
+    moves = data.draw(played_moves(tables, rules, dice))
+    full = report(rules, dice, moves, "box/TEST").analysis
+    blind = report(rules, dice, moves, "box/TEST", hindsight=False).analysis
+    assert not blind.hindsight and full.hindsight
+    assert (blind.best_possible, blind.best_line, blind.could_be_better, blind.total_cost) == (
+        (None,) * 4
+    )
+    assert blind.moves == tuple(
+        msgspec.structs.replace(m, hindsight_best=None, hindsight_cost=None) for m in full.moves
+    )
+    used = len(blind.moves)
+    later = st.lists(rolls, min_size=len(dice) - used, max_size=len(dice) - used)
+    changed = dice[:used] + tuple(data.draw(later))
+    assert report(rules, changed, moves, "box/TEST", hindsight=False).analysis == blind
