@@ -75,7 +75,7 @@ class Solver:
     _: KW_ONLY
     processes: int = 1
     queue: int = 4
-    stored: int = 128  # variants the rules sheets do not name kept in PostgreSQL
+    stored: int = 100  # variants the rules sheets do not name kept in PostgreSQL
     per_client: Limit | None = None
     limiter: ClientLimits | None = None
     # What a solver process runs: a module-level function of the rules as plain data.
