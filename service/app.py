@@ -137,6 +137,7 @@ def lifespan(
                 pool,
                 processes=settings.solver_processes,
                 queue=settings.solver_queue,
+                stored=settings.solver_stored,
                 per_client=settings.solver_limit,
                 limiter=services.limiter,
             )

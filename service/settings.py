@@ -39,6 +39,7 @@ ENVIRONMENT = {
     "SHUTBOX_SOLVER_QUEUE": "variants waiting for a solve in a worker before 503 (default 4)",
     "SHUTBOX_SOLVER_RATE_LIMIT": "solves a client address may start, N/s, N/m, N/h or off (20/m)",
     "SHUTBOX_SOLVER_TABLES": "rules variants whose tables a worker holds in memory (default 8)",
+    "SHUTBOX_SOLVER_STORED": "variants the sheets don't name kept in PostgreSQL (default 100)",
     "SHUTBOX_HEADER_TIMEOUT": "seconds a connection has to send its request headers (5)",
     "SHUTBOX_BODY_TIMEOUT": "seconds a request has to send its whole body, then 408 (10)",
     "SHUTBOX_STATEMENT_TIMEOUT": "seconds a database statement may run, unless it has its own (5)",
@@ -101,6 +102,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     solver_queue: Annotated[int, msgspec.Meta(ge=1)] = 4
     solver_rate_limit: str = "20/m"
     solver_tables: Annotated[int, msgspec.Meta(ge=1)] = 8
+    solver_stored: Annotated[int, msgspec.Meta(ge=1)] = 100
     header_timeout: float = 5.0
     body_timeout: float = 10.0
     statement_timeout: float = 5.0
@@ -138,8 +140,11 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("the statement timeout is 0 (none) or more seconds")
         if "{" in self.redis_prefix or "}" in self.redis_prefix:  # they'd move the hash tags
             raise ValueError("the Redis prefix may not hold { or }")
-        if min(self.solver_processes, self.solver_queue, self.solver_tables) < 1:
-            raise ValueError("solver processes, queue and tables are each 1 or more")
+        if (
+            min(self.solver_processes, self.solver_queue, self.solver_tables, self.solver_stored)
+            < 1
+        ):
+            raise ValueError("solver processes, queue, tables and stored are each 1 or more")
         if not 1 <= self.rate_limit_ipv6_prefix <= 128:
             raise ValueError("the IPv6 prefix of the rate limits is 1 to 128 bits")
         self.metrics_networks  # noqa: B018 - refuse an address that cannot be read, at start

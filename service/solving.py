@@ -8,7 +8,9 @@ on its way share it; a process lets a few variants wait for its solver processes
 (``SHUTBOX_SOLVER_QUEUE``), and beyond that answers ``SolverBusy``; a client address
 may start only so many solves (``SHUTBOX_SOLVER_RATE_LIMIT``, a token bucket as the
 rate limits are), beyond that ``TooManySolves``. Variants held or stored cost no
-token: they take no solve.
+token: they take no solve. Of the newer variants the rules sheets do not name,
+PostgreSQL keeps only the ``SHUTBOX_SOLVER_STORED`` used most recently
+(``service.store.tables``): one let go is solved again when asked for.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class Solver:
     _: KW_ONLY
     processes: int = 1
     queue: int = 4
+    stored: int = 100  # variants the rules sheets do not name kept in PostgreSQL
     per_client: Limit | None = None
     limiter: ClientLimits | None = None
     # What a solver process runs: a module-level function of the rules as plain data.
@@ -165,7 +168,7 @@ class Solver:
         tables = LOADED.keep(stored_tables.unpack(key, packed))
         if self.pool is not None:
             try:
-                await stored_tables.store(self.pool, key, packed)
+                await stored_tables.store(self.pool, key, packed, kept=self.stored)
             except (asyncpg.PostgresError, *UNAVAILABLE) as error:
                 log.warning("could not store solved tables", extra={"error": repr(error)})
         return tables

@@ -13,6 +13,15 @@ rules, ``scoring``; ``start`` is no part of a solver key) have their rows in
 ``solver_tables``, keyed by those fields, as they always had; a variant that uses a newer
 field or move rule has its row in ``solver_tables_of_rules``, keyed by its whole solver
 key as canonical JSON. So the key and row of every earlier variant stay as they were.
+
+What clients can make PostgreSQL hold is bounded. The earlier variants are a few hundred
+at most (every combination of the five fields), each kept for good, and so are the newer
+variants the rules sheets name (``SHEETS``). Any other newer variant (a client may ask
+for thousands: each field combines with the others, and under ``first_must_close`` each
+``start`` is a variant of its own) is kept only among the ``SHUTBOX_SOLVER_STORED`` used
+most recently: each store lets the least recently used beyond them go (``store``), and a
+read marks its row used at most once an hour (the query). A variant let go is solved
+again when asked for, and stored again.
 """
 
 from __future__ import annotations
@@ -31,6 +40,20 @@ from service.store.db import QUERIES, Database
 ENCODING: Final = 1
 EARLIER_MOVE_RULES: Final = ("any", "dice_or_sum", "single")
 """The move rules ``solver_tables`` takes (its CHECK): those of the earlier variants."""
+SHEETS: Final = (
+    Rules(first_must_close=2),  # "2 to go"
+    Rules(first_must_close=3),  # "3 to go"
+    Rules(stop_on_total=7),  # "Unlucky 7"
+    Rules(move_rule="die_or_sum"),  # "one die is enough"
+    Rules(move_rule="die_or_sum_both"),  # the second die used whenever it fits
+    Rules(total="sum_or_difference"),
+    Rules(one_die="high_closed", one_die_choice="mandatory"),  # "may only throw one die"
+    Rules(one_die="sum_le_6", one_die_choice="mandatory"),
+)
+"""The newer variants the rules sheets name (PRODUCT.md, "More variants from the rules
+sheets"), each on the standard box: their tables stay stored for good. (The sheets'
+boxes, "3 down extreme", "Against all odds", "Even Stevens" and "Full house", are
+earlier variants, all of which stay.)"""
 
 
 def _kinds(rules: Rules) -> str:
@@ -116,10 +139,18 @@ async def stored(database: Database, rules: Rules) -> bytes | None:
     return packed
 
 
-async def store(database: Database, rules: Rules, packed: bytes) -> None:
-    """Store a variant's packed tables (a row stored first stays)."""
+SHEETS_KEYS: Final = [key for rules in SHEETS if (key := rules_key(rules)) is not None]
+"""The keys in ``solver_tables_of_rules`` of the variants the rules sheets name."""
+
+
+async def store(database: Database, rules: Rules, packed: bytes, *, kept: int) -> None:
+    """Store a variant's packed tables (a row stored first stays). Of the newer variants
+    the rules sheets do not name, the ``kept`` used most recently stay (this one among
+    them), the others go."""
     key = rules_key(rules)
     if key is None:
         await database.execute(QUERIES.insert_solver_tables, *_variant(rules), packed)
-    else:
-        await database.execute(QUERIES.insert_solver_tables_of_rules, key, ENCODING, packed)
+        return
+    await database.execute(QUERIES.insert_solver_tables_of_rules, key, ENCODING, packed)
+    if key not in SHEETS_KEYS:
+        await database.execute(QUERIES.evict_solver_tables_of_rules, SHEETS_KEYS, kept)

@@ -14,9 +14,12 @@ from service.rules.analysis import report
 from service.rules.computers import play_all
 from service.rules.ruleset import ALL_ROLLS, Rules
 from service.rules.solver import Tables, hint, solution
+from service.settings import Settings
 from service.store import tables as stored_tables
 from service.store.db import migrate
 from tests.runs import played
+
+KEPT = Settings().solver_stored
 
 VARIANTS = [
     Rules(),
@@ -65,7 +68,9 @@ async def test_tables_from_postgresql_are_a_fresh_solve_bit_for_bit(
         "AND scoring = $4",
         rules.tiles, rules.one_die, rules.move_rule, rules.scoring,
     )  # fmt: skip
-    await stored_tables.store(database, rules, stored_tables.solve_packed(to_builtins(rules)))
+    await stored_tables.store(
+        database, rules, stored_tables.solve_packed(to_builtins(rules)), kept=KEPT
+    )
     packed = await stored_tables.stored(database, rules)
     assert packed is not None
     loaded, fresh = stored_tables.unpack(rules, packed), Tables(rules)
@@ -142,7 +147,9 @@ async def test_newer_variants_are_stored_by_their_rules_bit_for_bit(
     assert key is not None
     await database.execute("DELETE FROM solver_tables_of_rules WHERE rules = $1", key)
     assert await stored_tables.stored(database, rules) is None
-    await stored_tables.store(database, rules, stored_tables.solve_packed(to_builtins(rules)))
+    await stored_tables.store(
+        database, rules, stored_tables.solve_packed(to_builtins(rules)), kept=KEPT
+    )
     packed = await stored_tables.stored(database, rules)
     assert packed is not None
     assert_same_tables(stored_tables.unpack(rules, packed), Tables(rules))
