@@ -241,6 +241,9 @@ export function boxView() {
         ? h('p', { class: target ? 'target' : 'muted-text' }, target
           ? target.score === 0 && !target.open.length ? _('Target: the owner shut the box (score 0).') : _('Target: score {score}, open {tiles}.', { score: formatNumber(target.score), tiles: target.open.join(' ') })
           : _('The owner has not played yet: no target to show.'))
+        : null,
+      target?.hints_used // a box of a Solo round on which its owner took hints
+        ? h('p', { class: 'muted-text target-hints' }, ngettext('The owner took {count} hint on this round.', 'The owner took {count} hints on this round.', target.hints_used))
         : null);
     clear(active, info, stage);
     title.focus();
