@@ -1,9 +1,12 @@
 """Fault injection: the service on a PostgreSQL and a Redis of its own, each stopped and
-started again under load; and SIGTERM with a request in flight.
+started again under load; a worker killed under load; and SIGTERM with a request in
+flight, and at any moment of the start-up.
 
-Asserts: no 500 ever; 503 with Retry-After while PostgreSQL is away, and recovery
-without a restart when it is back; correct answers (only slower) while Redis is
-away; no half-written run; in-flight requests finish before the process exits.
+Asserts: no 500 ever; 503 with Retry-After while PostgreSQL is away or restarting, and
+recovery without a restart when it is back; correct answers (only slower) while Redis is
+away; no half-written run; a killed worker replaced while the other answers, and every
+run it had not answered stored once on retry; in-flight requests finish before the
+process exits, and the process ends within 10 s of a SIGTERM whenever it comes.
 """
 
 from __future__ import annotations
@@ -89,14 +92,17 @@ class OwnRedis:
             self.process = None
 
 
+def stack_environment(postgres: OwnPostgres, own_redis: OwnRedis) -> dict[str, str]:
+    return {**server_environment(postgres.url, own_redis.url), "SHUTBOX_SECRET": "fault-secret"}
+
+
 @pytest.fixture(scope="module")
 def stack() -> Iterator[tuple[OwnPostgres, OwnRedis, ServerProcess]]:
     with tempfile.TemporaryDirectory() as directory:
         postgres = OwnPostgres(Path(directory))
         own_redis = OwnRedis(Path(directory))
         own_redis.start()
-        env = {**server_environment(postgres.url, own_redis.url), "SHUTBOX_SECRET": "fault-secret"}
-        server = ServerProcess(env, workers=2).start()
+        server = ServerProcess(stack_environment(postgres, own_redis), workers=2).start()
         try:
             yield postgres, own_redis, server
         finally:
@@ -114,12 +120,21 @@ async def play_today(url: str, player: dict[str, str], moves: list[Any]) -> http
 
 async def load(url: str, moves: list[Any], seconds: float) -> tuple[Counter[int], list[str]]:
     """Mixed traffic for ``seconds``: new players, their official runs, the daily dice."""
+    stop = asyncio.Event()
+    asyncio.get_running_loop().call_later(seconds, stop.set)
+    return await load_until(stop, url, moves)
+
+
+async def load_until(
+    stop: asyncio.Event, url: str, moves: list[Any], clients: int = 4
+) -> tuple[Counter[int], list[str]]:
+    """``load`` until ``stop`` is set, from ``clients`` clients: the statuses answered,
+    and the ids of the runs accepted."""
     statuses: Counter[int] = Counter()
     accepted: list[str] = []
-    deadline = time.monotonic() + seconds
 
     async def worker() -> None:
-        while time.monotonic() < deadline:
+        while not stop.is_set():
             created = await fresh(url, "POST", "/v1/players", json={})
             statuses[created.status_code] += 1
             if created.status_code == 503:
@@ -133,7 +148,7 @@ async def load(url: str, moves: list[Any], seconds: float) -> tuple[Counter[int]
                 accepted.append(run.json()["run_id"])
             statuses[(await fresh(url, "GET", f"/v1/daily/{TODAY}")).status_code] += 1
 
-    await asyncio.gather(*(worker() for _ in range(4)))
+    await asyncio.gather(*(worker() for _ in range(clients)))
     return statuses, accepted
 
 
@@ -209,6 +224,54 @@ def test_postgres_away_means_503_then_recovery(
     assert 500 not in before + during + after
     assert before[201] > 0 and after[201] > 0
     assert during[503] > 0  # PostgreSQL was away, and the clients were told so
+    asyncio.run(check_every_accepted_run_is_stored(postgres.url, accepted))
+
+
+async def ready_again(url: str) -> float:
+    """The seconds until ``/readyz`` answers 200 again (10 s at most)."""
+    began = time.monotonic()
+    for _ in range(200):
+        if (await fresh(url, "GET", "/readyz")).status_code == 200:
+            return time.monotonic() - began
+        await asyncio.sleep(0.05)
+    raise AssertionError("the service did not recover by itself in 10 s")
+
+
+def test_postgres_restarts_under_load_are_503_never_500(
+    stack: tuple[OwnPostgres, OwnRedis, ServerProcess],
+) -> None:
+    """PostgreSQL restarted ten times under load (a fast shutdown ends every session, the
+    idle ones of the pools too): some requests are 503, none is 500, and the service is
+    ready again by itself after each restart, storing runs."""
+    postgres, _, server = stack
+    restarts = 10
+
+    async def scenario() -> tuple[Counter[int], list[str], list[float]]:
+        dice = (await fresh(server.url, "GET", f"/v1/daily/{TODAY}")).json()["dice"]
+        moves = legal_run(dice)
+        stop = asyncio.Event()
+        traffic = asyncio.create_task(load_until(stop, server.url, moves, clients=8))
+        recoveries = []
+        try:
+            for _ in range(restarts):
+                await asyncio.sleep(0.3)  # traffic on every connection of the pools
+                await asyncio.to_thread(postgres.stop)
+                await asyncio.to_thread(postgres.start)
+                recoveries.append(await ready_again(server.url))
+                player = await new_player_at(server.url)
+                assert (await play_today(server.url, player, moves)).status_code == 201
+        finally:
+            stop.set()
+            statuses, accepted = await traffic
+        return statuses, accepted, recoveries
+
+    statuses, accepted, recoveries = asyncio.run(scenario())
+    print(
+        f"\nfaults: {restarts} PostgreSQL restarts under load: {dict(statuses)}; ready again "
+        f"after {min(recoveries):.2f} to {max(recoveries):.2f} s"
+    )
+    assert 500 not in statuses
+    assert statuses[201] > 0
     asyncio.run(check_every_accepted_run_is_stored(postgres.url, accepted))
 
 
@@ -313,3 +376,4 @@ def test_sigterm_lets_the_request_in_flight_finish(
     assert exit_code == 0
     server.process = None
     server.start()  # leave the stack serving for any test after this one
+
