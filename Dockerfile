@@ -46,5 +46,6 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
 
-# Workers from SHUTBOX_WORKERS (default 1).
+# Workers from SHUTBOX_WORKERS (default 1): one that dies is replaced, the others answering
+# meanwhile; SIGTERM stops them within SHUTBOX_STOP_TIMEOUT (default 8 s), start-up included.
 CMD ["shutbox", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -6,11 +6,13 @@ import argparse
 import atexit
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
@@ -134,8 +136,32 @@ def _serve(args: argparse.Namespace) -> int:
         # connection that sends nothing at all waits for its first bytes with no timer.
         http=HTTPModes.http1,
         http1_settings=HTTP1Settings(header_read_timeout=round(settings.header_timeout * 1000)),
-    ).serve()
+        # A worker that dies (killed, out of memory) is replaced, while the others go on
+        # answering on the shared socket; one that dies again within 5.5 s of being
+        # replaced is a crash loop, and stops the service (its supervisor restarts it).
+        respawn_failed_workers=True,
+        # SIGTERM (or SIGINT): the workers finish the requests in flight, and one still
+        # running after this many seconds (stuck in its start-up, say) is killed.
+        workers_kill_timeout=settings.stop_timeout,
+    ).serve(target_loader=worker_app, wrap_loader=False)
     return 0
+
+
+def worker_app() -> Any:
+    """The app, made in a worker process (granian's loader), after SIGTERM and SIGINT
+    get their default action back.
+
+    A forked worker inherits the main process's handlers, which only flag the main
+    process's loop: a SIGTERM the main process sent while the worker imported and made
+    the app was swallowed, the worker went on to serve, and the main process waited for
+    it forever. With the default action the signal ends the worker there (it serves
+    nothing yet); granian's own handlers, set on the worker's event loop next, stop it
+    gracefully from then on."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    from service.app import create_app
+
+    return create_app()
 
 
 def _migrate(args: argparse.Namespace) -> int:

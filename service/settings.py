@@ -43,6 +43,7 @@ ENVIRONMENT = {
     "SHUTBOX_HEADER_TIMEOUT": "seconds a connection has to send its request headers (5)",
     "SHUTBOX_BODY_TIMEOUT": "seconds a request has to send its whole body, then 408 (10)",
     "SHUTBOX_STATEMENT_TIMEOUT": "seconds a database statement may run, unless it has its own (5)",
+    "SHUTBOX_STOP_TIMEOUT": "seconds workers have after SIGTERM before they are killed (8)",
 }
 
 
@@ -106,6 +107,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     header_timeout: float = 5.0
     body_timeout: float = 10.0
     statement_timeout: float = 5.0
+    stop_timeout: Annotated[int, msgspec.Meta(ge=1, le=1800)] = 8
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -138,6 +140,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError("the body timeout is 0.001 to 3600 seconds")
         if self.statement_timeout < 0:
             raise ValueError("the statement timeout is 0 (none) or more seconds")
+        if not 1 <= self.stop_timeout <= 1800:  # granian takes 1 to 1800 seconds
+            raise ValueError("the stop timeout is 1 to 1800 seconds")
         if "{" in self.redis_prefix or "}" in self.redis_prefix:  # they'd move the hash tags
             raise ValueError("the Redis prefix may not hold { or }")
         if (

@@ -207,6 +207,23 @@ class ServerProcess:
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
 
     def start(self) -> ServerProcess:
+        """Launched, once it answers ``/readyz`` (within 60 s)."""
+        process = self.launch()
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.output()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError("server did not become ready in 60 s")
+
+    def launch(self) -> subprocess.Popen[bytes]:
+        """The server's process, just started."""
         workers = ["--workers", str(self.workers)]
         if self.frozen_at is None:
             command = [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)]
@@ -224,18 +241,7 @@ class ServerProcess:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its workers and solver processes in its group
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"server exited: {self.output()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("server did not become ready in 60 s")
+        return self.process
 
     def output(self) -> str:
         self.log.seek(0)

@@ -36,6 +36,13 @@ UNAVAILABLE: Final = (
     asyncpg.exceptions.OperatorInterventionError,  # shutting down, cannot connect now
     asyncpg.TooManyConnectionsError,
     asyncpg.InterfaceError,  # e.g. a pool connection closed under us
+    # A connection the server ended while it was idle: PostgreSQL shutting down (or a
+    # backend terminated) says so to every session, and asyncpg, which expects no
+    # message there, puts the connection in a state that waits for the end of a query
+    # it never sent ("cannot switch to state 12; another operation (2) is in progress").
+    # It is closed as soon as asyncpg reads the end of the socket, and the pool connects
+    # anew; a request that took it from the pool meanwhile meets this error.
+    asyncpg.InternalClientError,
     OSError,  # refused, unreachable, socket gone, timed out
 )
 """The errors of a database that cannot be reached now (a 503, not a bug)."""

@@ -371,6 +371,19 @@ def test_the_api_is_scalable() -> None:
         assert published is None or "-" in published, f"fixed host port {published}"
 
 
+def test_the_api_stops_within_its_grace_period() -> None:
+    """Compose sends SIGTERM, then SIGKILL after ``stop_grace_period`` (10 s if unset):
+    SHUTBOX_STOP_TIMEOUT ends a second before it at least, so the service stops by
+    itself, a stuck worker killed by granian rather than the container by Docker
+    (tests/system/test_faults.py stops the service so)."""
+    written = str(service(API).get("stop_grace_period", "10s"))
+    parts = re.fullmatch(r"(?:(\d+)m)?(?:(\d+)s)?", written)
+    assert parts is not None and written, f"a grace period of minutes and seconds: {written}"
+    grace = int(parts[1] or 0) * 60 + int(parts[2] or 0)
+    settings = Settings.from_env(api_environment({"SHUTBOX_SECRET": SECRET}))
+    assert settings.stop_timeout + 1 <= grace, (settings.stop_timeout, grace)
+
+
 @pytest.mark.parametrize(
     ("name", "probe"), [(POSTGRES, "pg_isready"), (REDIS, "redis-cli")], ids=[POSTGRES, REDIS]
 )
