@@ -46,7 +46,7 @@ from service.api.front.hot import (
 )
 from service.api.front.litestar import RoutedBehind
 from service.api.front.ratelimit import NOT_LIMITED, unrouted_rate_limit
-from service.api.front.reading import body_in_time
+from service.api.front.reading import body_in_time, name_query_parameters
 from service.api.front.stack import framework_middleware, service_middleware
 from service.api.game import GameController
 from service.api.headers import describe_headers
@@ -341,4 +341,5 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     describe_request_bodies(app)
     describe_headers(app)
     finish_document(app)
+    name_query_parameters(app)
     return app

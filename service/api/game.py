@@ -502,7 +502,7 @@ class GameController(Controller):
         operation_id="listRules",
         summary="The rules variants",
         description="Every field of the rules object with its choices, each described in a line.",
-        responses=documented(),  # the proxy's answers only
+        responses=documented(),  # a strange query's and the proxy's answers only
     )
     async def rules(self) -> RulesCatalog:
         return catalog(current())

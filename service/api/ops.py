@@ -84,7 +84,7 @@ class OpsController(Controller):
         opt={NOT_LIMITED: True},
         operation_id="healthz",
         summary="The process is alive",
-        responses=problems.documented(),  # the proxy's answers only
+        responses=problems.documented(),  # a strange query's and the proxy's answers only
     )
     async def healthz(self) -> Health:
         return Health(status="ok")
@@ -96,7 +96,7 @@ class OpsController(Controller):
         summary="Ready to serve: the database answers (Redis is reported, not required)",
         description="503 when the database does not answer; Redis is optional: only reported.",
         responses={
-            **problems.documented(),  # the proxy's answers; its 503 beside this one
+            **problems.documented(),  # a strange query's and the proxy's; its 503 beside this one
             503: ResponseSpec(
                 data_container=Readiness,
                 description="Not ready: the database does not answer",

@@ -3304,6 +3304,15 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -3344,6 +3353,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3396,7 +3414,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3501,7 +3519,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedBox"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3617,7 +3635,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxOut"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3699,7 +3717,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxResult"][];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3800,7 +3818,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3922,7 +3940,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4012,13 +4030,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request (problem details: `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDateProblem"];
+                    "application/problem+json": components["schemas"]["InvalidDateProblem"] | components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Unknown resource (problem details: `UnknownDateProblem`) */
@@ -4078,13 +4096,13 @@ export interface operations {
                     "application/json": components["schemas"]["FriendsBoard"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDateProblem"];
+                    "application/problem+json": components["schemas"]["InvalidDateProblem"] | components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -4167,7 +4185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidDateProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4259,7 +4277,7 @@ export interface operations {
                     "application/json": components["schemas"]["PracticeRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4387,7 +4405,7 @@ export interface operations {
                     "application/json": components["schemas"]["DailyRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4509,13 +4527,13 @@ export interface operations {
                     "application/json": components["schemas"]["OfficialRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDateProblem"];
+                    "application/problem+json": components["schemas"]["InvalidDateProblem"] | components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -4586,13 +4604,13 @@ export interface operations {
                     "application/json": components["schemas"]["ShareText"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDateProblem"];
+                    "application/problem+json": components["schemas"]["InvalidDateProblem"] | components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -4658,6 +4676,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FriendWithStreak"][];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -4731,7 +4758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Friend"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4851,7 +4878,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4929,7 +4956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Hint"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5023,7 +5050,7 @@ export interface operations {
                     "application/json": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5128,7 +5155,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedPlayer"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5231,7 +5258,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedPlayer"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5339,6 +5366,15 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerWithStreak"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
             401: {
                 headers: {
@@ -5399,7 +5435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Player"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5509,6 +5545,15 @@ export interface operations {
                     "application/json": components["schemas"]["FriendCode"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
             401: {
                 headers: {
@@ -5570,7 +5615,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoryEntry"][];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5640,7 +5685,7 @@ export interface operations {
                     "application/json": components["schemas"]["PracticeListed"][];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5705,6 +5750,15 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerStats"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
             401: {
                 headers: {
@@ -5759,6 +5813,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Streak"];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -5817,6 +5880,15 @@ export interface operations {
                     "application/json": components["schemas"]["TransferCode"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
             401: {
                 headers: {
@@ -5873,6 +5945,15 @@ export interface operations {
                     "application/json": components["schemas"]["RulesCatalog"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -5924,7 +6005,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesOut"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6028,7 +6109,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesOut"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6125,7 +6206,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesOut"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6264,7 +6345,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6408,7 +6489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Solution"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
