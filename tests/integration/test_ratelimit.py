@@ -437,3 +437,32 @@ async def test_what_is_not_limited_stays_so_however_its_path_is_written(
             assert (await client.get(junk)).status_code == 429, junk
         assert (await client.post("/healthz")).status_code == 429  # another method
         assert (await client.options("/schema")).status_code == 429
+
+
+def test_a_real_server_counts_every_spelling_against_the_one_limit(
+    server_env: dict[str, str], redis_prefix: str
+) -> None:
+    """As the attacker sent them, to ``shutbox serve`` (granian hands the router the path
+    as sent, percent-decoded): after the limit is spent, every spelling is refused."""
+    written = spellings("/v1/friends")
+    env = {
+        **server_env,
+        "SHUTBOX_REDIS_PREFIX": f"{redis_prefix}spelt:",
+        "SHUTBOX_RATE_LIMIT_FRIENDS": f"{len(written)}/h",
+    }
+    server = ServerProcess(env, workers=1).start()
+    try:
+        with httpx.Client(timeout=30) as client:
+
+            def send(path: str) -> int:
+                url = httpx.URL(server.url).copy_with(raw_path=path.encode())
+                return client.post(url, json={}).status_code
+
+            first = [send(p) for p in written]
+            again = [send(p) for p in written]
+            upper = send("/V1/FRIENDS")
+    finally:
+        server.stop()
+    assert 404 not in first and 429 not in first, first
+    assert again == [429] * len(written)
+    assert upper == 404
