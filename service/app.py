@@ -11,7 +11,7 @@ from datetime import date
 from typing import Any, Final, cast
 
 import asyncpg
-from litestar import Litestar
+from litestar import Litestar, Router
 from litestar.config.cors import CORSConfig
 from litestar.enums import ScopeType
 from litestar.openapi import OpenAPIConfig
@@ -40,13 +40,13 @@ from service.api.friends import FriendsController
 from service.api.front.hot import (
     FRONT,
     HotRoute,
+    hot_route,
     hot_routes,
-    hot_template,
     last_resort,
 )
 from service.api.front.litestar import RoutedBehind
-from service.api.front.ratelimit import rate_limit_middleware
-from service.api.front.reading import body_in_time
+from service.api.front.ratelimit import NOT_LIMITED, unrouted_rate_limit
+from service.api.front.reading import body_in_time, name_query_parameters
 from service.api.front.stack import framework_middleware, service_middleware
 from service.api.game import GameController
 from service.api.headers import describe_headers
@@ -55,7 +55,6 @@ from service.api.players import PlayersController
 from service.api.practice import PracticeController
 from service.api.series import SeriesController
 from service.api.stats import StatsController
-from service.calendar import named_date
 from service.clock import Clock, SystemClock
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED
@@ -67,6 +66,8 @@ from service.store.db import create_pool, migrate
 from service.web import play_router
 
 VERSION = "1.0.0"
+DOCS: Final = "/schema"
+"""Where the API's document and its pages are served."""
 
 
 def openapi_config() -> OpenAPIConfig:
@@ -80,7 +81,15 @@ def openapi_config() -> OpenAPIConfig:
         # Not open source: no licence is granted (npm's "UNLICENSED", as the TypeScript
         # client says); SPDX has no identifier for that but a reference of one's own.
         license=License(name="Proprietary", identifier="LicenseRef-Proprietary"),
-        path="/schema",
+        path=DOCS,
+        openapi_router=Router(
+            DOCS,
+            route_handlers=[],
+            include_in_schema=False,
+            dto=None,
+            return_dto=None,
+            opt={NOT_LIMITED: docs_page},
+        ),
         render_plugins=[ScalarRenderPlugin()],
         servers=[Server(url="/")],
         components=Components(
@@ -91,6 +100,13 @@ def openapi_config() -> OpenAPIConfig:
             }
         ),
     )
+
+
+def docs_page(scope: Scope) -> bool:
+    """Whether a request of the docs' router is one of their pages (a GET of no path
+    parameter): not rate limited, the same pages for everyone. The 404 page Litestar
+    answers for any other name under them is, and so is another method."""
+    return scope.get("method") == "GET" and not scope["path_params"]
 
 
 def cors_config(settings: Settings) -> CORSConfig | None:
@@ -182,10 +198,12 @@ class App(RoutedBehind):
     A request's body must arrive within ``body_timeout`` seconds, whichever way reads it
     (``service.api.front.reading``).
 
-    Every request meets the rate limits first (``rate_limit_middleware``), whatever
-    answers it: on a hot route before the service's middleware, on the framework's way
-    before its router (within its exception and CORS layers), so that a 404 or 405 of
-    the router costs a token as any answer does."""
+    Every request meets the rate limits, whatever answers it: a request routed to a
+    handler (a hot route, or the route the framework's router chose) as its handler
+    says, first of the service's middleware (``rate_limit_middleware``); one the router
+    finds no handler for (404, 405) around the router (``unrouted_rate_limit``, within
+    the framework's exception and CORS layers), so that it costs a token as any answer
+    does."""
 
     def __init__(self, *args: Any, body_timeout: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -195,22 +213,13 @@ class App(RoutedBehind):
         self.observed = logs.observe_middleware(self.route)
 
     def before_router(self, router: ASGIApp) -> ASGIApp:
-        """The rate limits, in front of the router."""
-        return rate_limit_middleware(router, self.unlimited)
-
-    def unlimited(self, scope: Scope) -> bool:
-        """A GET of the Daily Dice of a date (a path naming one): not rate limited."""
-        for route in self.hot_routes:
-            if route.method == "GET" and route.answerer is None:
-                found = route.path.fullmatch(scope["path"])
-                if found is not None and named_date(found[1]) is not None:
-                    return True
-        return False
+        """The rate limits of a request no handler takes, around the router."""
+        return unrouted_rate_limit(router)
 
     def serve_before_framework(self, middleware: Callable[[ASGIApp], ASGIApp]) -> None:
-        """Requests on the hot routes go through the rate limits and ``middleware``
-        before the framework, which gets what they do not answer (``service.api.front.hot``)."""
-        self.front = last_resort(rate_limit_middleware(middleware(self.framework), self.unlimited))
+        """Requests on the hot routes go through ``middleware`` before the framework,
+        which gets what they do not answer (``service.api.front.hot``)."""
+        self.front = last_resort(middleware(self.framework))
 
     async def __call__(
         self,
@@ -231,15 +240,19 @@ class App(RoutedBehind):
     async def route(self, scope: Scope, receive: Receive, send: Send) -> None:
         """A request, under way in the log: to the service's middleware before the
         framework, or to the framework."""
-        template = hot_template(self.hot_routes, scope, self.cors_config is not None)
-        if template is None or self.front is None:
+        hot = hot_route(self.hot_routes, scope, self.cors_config is not None)
+        if hot is None or self.front is None:
             if self.cors_config is not None:
                 send = _vary_restored(send)
             await super().__call__(scope, receive, send)
             return
+        route, path = hot
         scope["app"] = scope["litestar_app"] = self
         scope.setdefault("state", {})
-        scope["path_template"] = template
+        # What the router would set: the service's middleware reads the same either way.
+        scope["path_template"] = route.template
+        scope["route_handler"] = route.handler
+        scope["path_params"] = path.groupdict()
         await self.front(scope, receive, send)
 
     async def framework(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -323,4 +336,5 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
     describe_request_bodies(app)
     describe_headers(app)
     finish_document(app)
+    name_query_parameters(app)
     return app

@@ -46,6 +46,7 @@ from service.api.front.hot import (
     content_length,
     header,
 )
+from service.api.front.ratelimit import NOT_LIMITED
 from service.api.front.reading import bearer_token
 from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
@@ -161,6 +162,12 @@ class ShareText(msgspec.Struct, frozen=True):
             "tiles, no dice. " + LOCALISED
         ),
     ]
+
+
+def names_a_date(scope: Scope) -> bool:
+    """Whether a request's path names a date (its ``day``): the feed's requests that
+    are not rate limited."""
+    return named_date(scope["path_params"]["day"]) is not None
 
 
 def parse_date(text: str) -> date:
@@ -412,7 +419,10 @@ class DailyController(Controller):
 
     @get(
         "/{day:str}",
-        opt={BEFORE_FRAMEWORK: True},  # service.api.front.stack.daily_feed_middleware
+        # Answered by service.api.front.stack.daily_feed_middleware; public, immutable and
+        # cacheable (from memory, and from any HTTP cache in front): limiting it protects
+        # nothing, but for a path that is no date (a 400 that costs a token).
+        opt={BEFORE_FRAMEWORK: True, NOT_LIMITED: names_a_date},
         operation_id="getDailyDice",
         summary="The Daily Dice of a date",
         description=(

@@ -17,6 +17,7 @@ from service import codes, friends
 from service.api import problems
 from service.api.daily import DatePath, check_begun, check_ranking_shown, parse_date
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
+from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import respond_once
 from service.api.problems import created, documented
 from service.api.schemas import NAME, SCORE, SHUT, StreakFigures, streak_figures
@@ -124,6 +125,7 @@ class FriendsController(Controller):
 
     @post(
         "/friends",
+        opt={OWN_LIMIT: "friends"},  # SHUTBOX_RATE_LIMIT_FRIENDS: codes must not be guessed
         operation_id="addFriend",
         summary="Become friends with the owner of a friend code",
         description=(

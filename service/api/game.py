@@ -22,6 +22,7 @@ from service.api import problems
 from service.api.bodies import decode
 from service.api.deps import AnyRequest, Services, ServicesDep
 from service.api.front.hot import BEFORE_FRAMEWORK, Answer
+from service.api.front.ratelimit import NOT_LIMITED
 from service.api.problems import documented
 from service.api.schemas import (
     DICE,
@@ -600,10 +601,11 @@ class GameController(Controller):
 
     @get(
         "/rules",
+        opt={NOT_LIMITED: True},  # the same catalogue for everyone
         operation_id="listRules",
         summary="The rules variants",
         description="Every field of the rules object with its choices, each described in a line.",
-        responses=documented(),  # the proxy's answers only
+        responses=documented(),  # a strange query's and the proxy's answers only
     )
     async def rules(self) -> RulesCatalog:
         return catalog(current())

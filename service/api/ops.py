@@ -38,7 +38,7 @@ from service import logs
 from service.api import problems
 from service.api.deps import AnyRequest, ServicesDep
 from service.api.front.hot import header
-from service.api.front.ratelimit import LOOPBACK, RateLimiter, ip_of
+from service.api.front.ratelimit import LOOPBACK, NOT_LIMITED, RateLimiter, ip_of
 from service.api.front.reading import bearer_token
 from service.caching import registered
 from service.i18n import _
@@ -81,20 +81,22 @@ class OpsController(Controller):
 
     @get(
         "/healthz",
+        opt={NOT_LIMITED: True},
         operation_id="healthz",
         summary="The process is alive",
-        responses=problems.documented(),  # the proxy's answers only
+        responses=problems.documented(),  # a strange query's and the proxy's answers only
     )
     async def healthz(self) -> Health:
         return Health(status="ok")
 
     @get(
         "/readyz",
+        opt={NOT_LIMITED: True},
         operation_id="readyz",
         summary="Ready to serve: the database answers (Redis is reported, not required)",
         description="503 when the database does not answer; Redis is optional: only reported.",
         responses={
-            **problems.documented(),  # the proxy's answers; its 503 beside this one
+            **problems.documented(),  # a strange query's and the proxy's; its 503 beside this one
             503: ResponseSpec(
                 data_container=Readiness,
                 description="Not ready: the database does not answer",

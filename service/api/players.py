@@ -18,6 +18,7 @@ from msgspec import UNSET, Meta, UnsetType
 from service import codes, tokens
 from service.api import problems
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
+from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import answer_once
 from service.api.problems import documented
 from service.api.schemas import (
@@ -259,6 +260,7 @@ class PlayersController(Controller):
 
     @post(
         "/",
+        opt={OWN_LIMIT: "accounts"},  # SHUTBOX_RATE_LIMIT_ACCOUNTS: accounts are cheap to make
         operation_id="createPlayer",
         summary="Create a player",
         description=(
@@ -400,6 +402,7 @@ class PlayersController(Controller):
 
     @post(
         "/claim",
+        opt={OWN_LIMIT: "claims"},  # SHUTBOX_RATE_LIMIT_CLAIMS: codes must not be guessed
         operation_id="claimTransfer",
         summary="Move a player to this device with a transfer code",
         description=(

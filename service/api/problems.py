@@ -303,6 +303,9 @@ DATE: Final = (INVALID_DATE, UNKNOWN_DATE)
 BOX_CODE: Final = (INVALID_REQUEST, MISTYPED_CODE, INVALID_CODE, UNKNOWN_BOX)
 SERIES_CODE: Final = (INVALID_REQUEST, MISTYPED_CODE, INVALID_CODE, UNKNOWN_SERIES)
 FRIEND_CODE: Final = (INVALID_REQUEST, MISTYPED_CODE, INVALID_CODE, UNKNOWN_FRIEND_CODE)
+QUERY: Final = (INVALID_REQUEST,)
+"""What every operation answers to a query string that gives a parameter twice or one
+the operation does not take (``service.api.front.reading``). ``documented`` adds it."""
 PROXY: Final = (RATE_LIMITED, UNAVAILABLE_DEPENDENCY)
 """What the shipped proxy (``deploy/nginx.conf``) answers of its own, on every operation:
 too many requests in flight from one address, no replica up. ``documented`` adds them.
@@ -474,7 +477,8 @@ def plugin() -> ProblemDetailsPlugin:
 
 
 _DESCRIPTIONS: Final = {
-    400: "Malformed request",
+    400: "Malformed request (on every operation: a query parameter given twice, or one the "
+    "operation does not list)",
     401: "Missing or bad bearer token",
     403: "Not visible to this player yet",
     404: "Unknown resource",
@@ -491,11 +495,11 @@ _DESCRIPTIONS: Final = {
 
 
 def documented(*kinds: ProblemType | tuple[ProblemType, ...]) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the problems an operation can answer (and the proxy's, which
-    fronts every operation): per status, the union of their schemas, told apart by
-    ``type``."""
+    """OpenAPI entries for the problems an operation can answer (and those of every
+    operation: a strange query string's, and the proxy's, which fronts every operation):
+    per status, the union of their schemas, told apart by ``type``."""
     by_status: dict[int, list[type[msgspec.Struct]]] = defaultdict(list)
-    for entry in (*kinds, PROXY):
+    for entry in (*kinds, QUERY, PROXY):
         for kind in entry if isinstance(entry, tuple) else (entry,):
             if kind.schema not in by_status[kind.status]:
                 by_status[kind.status].append(kind.schema)

@@ -87,7 +87,7 @@ def counted(metrics: str, series: str) -> float:
     return 0.0
 
 
-# --- every answer counts: the limits run before the router ------------------------------
+# --- every answer counts: a request no handler takes too (around the router) -----------
 
 
 @pytest.mark.parametrize("redis_mode", ["redis", "no-redis"], indirect=True)

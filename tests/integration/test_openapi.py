@@ -83,8 +83,11 @@ def test_what_every_operation_can_answer_is_documented() -> None:
             assert {"400", "408", "413", "415"} <= answers, where
         if operation.get("security"):
             assert "/problems/unauthorized" in _problem_types(operation, "401"), where
-        # The proxy limits every operation (the service, all but ``EXEMPT``).
+        # The proxy limits every operation (the service, all but ``NOT_LIMITED`` ones).
         assert "429" in answers, where
+        # A query parameter given twice, or one the operation does not list: every one.
+        assert "/problems/invalid-request" in _problem_types(operation, "400"), where
+        assert "a query parameter given twice" in operation["responses"]["400"]["description"]
         for status in answers & {"429", "503"}:
             if path.startswith("/v1/"):
                 assert "Retry-After" in operation["responses"][status]["headers"], where

@@ -310,3 +310,159 @@ async def test_tokens_let_through_at_first_sight_are_taken_before_the_app_stops(
         assert tokens is not None and float(tokens) < 1200
     finally:
         await shared.aclose()
+
+
+# --- limits by the route the router chose, however its path is written ------------------
+
+
+def spellings(path: str) -> list[str]:
+    """``path`` and the ways of writing it that the router reads as the same route:
+    slashes doubled (at the start, between segments: all of them, or only the last one),
+    one added at the end, the first letter of the last segment percent-encoded."""
+    head, _, last = path.rpartition("/")
+    written = [
+        path,
+        "/" + path,
+        path.replace("/", "//"),
+        f"{head}//{last}",
+        path + "/",
+        f"{head}/%{ord(last[0]):02X}{last[1:]}",
+    ]
+    return list(dict.fromkeys(written))
+
+
+def at(client: httpx.AsyncClient, path: str) -> httpx.URL:
+    """The URL of ``path`` as written: a path starting with ``//`` is not a host."""
+    return client.base_url.copy_with(raw_path=path.encode())
+
+
+def declared(app: Any, key: str) -> dict[tuple[str, str], Any]:
+    """What the app's route handlers declare under ``key`` in their ``opt``, by method and
+    route path."""
+    return {
+        (method, route.path_format): handler.opt[key]
+        for route in app.routes
+        for handler in getattr(route, "route_handlers", ())
+        if key in handler.opt
+        for method in handler.http_methods
+    }
+
+
+def test_spellings_are_what_they_say() -> None:
+    assert spellings("/v1/players/claim") == [
+        "/v1/players/claim",
+        "//v1/players/claim",
+        "//v1//players//claim",
+        "/v1/players//claim",
+        "/v1/players/claim/",
+        "/v1/players/%63laim",
+    ]
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_an_operations_own_limit_holds_however_its_path_is_written(
+    settings: Settings,
+) -> None:
+    """Each operation with a limit of its own (from its handler's ``opt``), each spelling
+    of its path once: every spelling takes a token of the one bucket, so the limit is
+    spent by them together, and then every spelling is refused. A spelling the router
+    does not read as the route (upper case) is a 404, never the operation."""
+    from service.api.front.ratelimit import OWN_LIMIT
+
+    walked = spellings("/v1/friends")
+    limits = {f"rate_limit_{name}": f"{len(walked)}/h" for name in Settings().operation_limits}
+    async with app_with(settings, rate_limit_address="1000/h", **limits) as client:
+        own = declared(client.app, OWN_LIMIT)
+        assert own == {
+            ("POST", "/v1/players"): "accounts",
+            ("POST", "/v1/players/claim"): "claims",
+            ("POST", "/v1/friends"): "friends",
+        }
+        for (method, path), name in own.items():
+            written = spellings(path)
+            assert len(written) == len(walked)
+
+            async def send(path: str, method: str = method) -> int:
+                return (await client.request(method, at(client, path), json={})).status_code
+
+            first = [await send(p) for p in written]
+            assert 404 not in first and 429 not in first, (name, first)
+            assert [await send(p) for p in written] == [429] * len(written), name
+            assert await send(path.upper()) == 404
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_every_spelling_of_a_hot_route_costs_a_token(settings: Settings) -> None:
+    """The fast path answers the path as written, the framework's router the other
+    spellings (``service.api.front.hot``): both count against the address's limit."""
+    written = spellings("/v1/analyze")
+    async with app_with(settings, rate_limit_address=f"{len(written) + 1}/h") as client:
+        answers = [(await client.post(at(client, p), json={})).status_code for p in written]
+        assert answers == [400] * len(written)  # answered by the handler: an empty body
+        assert (await client.post("/V1/ANALYZE", json={})).status_code == 404
+        assert (await client.post("/v1/analyze", json={})).status_code == 429
+
+
+DOCS_ROUTES = ("/schema", "/schema/openapi.json", "/schema/scalar", "/schema/{path}")
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_what_is_not_limited_stays_so_however_its_path_is_written(
+    settings: Settings,
+) -> None:
+    """With the address's budget spent, every spelling of an operation whose handler is
+    not limited is still answered; whatever else is under its path, or in another case,
+    is refused."""
+    from service.api.front.ratelimit import NOT_LIMITED
+
+    day = "2026-11-29"
+    async with app_with(settings, rate_limit_address="2/h") as client:
+        assert set(declared(client.app, NOT_LIMITED)) == {
+            ("GET", "/healthz"),
+            ("GET", "/readyz"),
+            ("GET", "/v1/rules"),
+            ("GET", "/v1/daily/{day}"),
+            # The docs' router: its test (``docs_page``) says no to its 404 page and to
+            # another method (below).
+            *((m, p) for m in ("GET", "OPTIONS") for p in DOCS_ROUTES),
+        }
+        assert [(await client.get("/no/such/path")).status_code for _ in range(2)] == [404] * 2
+        for path in ("/healthz", "/readyz", "/v1/rules", f"/v1/daily/{day}", "/schema/scalar"):
+            for spelt in spellings(path):
+                assert (await client.get(at(client, spelt))).status_code == 200, spelt
+            assert (await client.get(path.upper())).status_code == 429, path
+        for path in ("/schema", "/schema/openapi.json"):
+            assert (await client.get(path)).status_code == 200, path
+        for junk in ("/v1/daily/not-a-date", "/schema/junk", "/healthz/junk", "/no/such/path"):
+            assert (await client.get(junk)).status_code == 429, junk
+        assert (await client.post("/healthz")).status_code == 429  # another method
+        assert (await client.options("/schema")).status_code == 429
+
+
+def test_a_real_server_counts_every_spelling_against_the_one_limit(
+    server_env: dict[str, str], redis_prefix: str
+) -> None:
+    """As the attacker sent them, to ``shutbox serve`` (granian hands the router the path
+    as sent, percent-decoded): after the limit is spent, every spelling is refused."""
+    written = spellings("/v1/friends")
+    env = {
+        **server_env,
+        "SHUTBOX_REDIS_PREFIX": f"{redis_prefix}spelt:",
+        "SHUTBOX_RATE_LIMIT_FRIENDS": f"{len(written)}/h",
+    }
+    server = ServerProcess(env, workers=1).start()
+    try:
+        with httpx.Client(timeout=30) as client:
+
+            def send(path: str) -> int:
+                url = httpx.URL(server.url).copy_with(raw_path=path.encode())
+                return client.post(url, json={}).status_code
+
+            first = [send(p) for p in written]
+            again = [send(p) for p in written]
+            upper = send("/V1/FRIENDS")
+    finally:
+        server.stop()
+    assert 404 not in first and 429 not in first, first
+    assert again == [429] * len(written)
+    assert upper == 404

@@ -3431,6 +3431,15 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -3471,6 +3480,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3523,7 +3541,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3619,7 +3637,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedBox"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3735,7 +3753,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxOut"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3817,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxResult"][];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3918,7 +3936,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4040,7 +4058,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4130,13 +4148,13 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request (problem details: `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDateProblem"];
+                    "application/problem+json": components["schemas"]["InvalidDateProblem"] | components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Unknown resource (problem details: `UnknownDateProblem`) */
@@ -4196,13 +4214,13 @@ export interface operations {
                     "application/json": components["schemas"]["FriendsBoard"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDateProblem"];
+                    "application/problem+json": components["schemas"]["InvalidDateProblem"] | components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -4285,7 +4303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidDateProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4377,7 +4395,7 @@ export interface operations {
                     "application/json": components["schemas"]["PracticeRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4505,7 +4523,7 @@ export interface operations {
                     "application/json": components["schemas"]["DailyRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4627,13 +4645,13 @@ export interface operations {
                     "application/json": components["schemas"]["OfficialRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDateProblem"];
+                    "application/problem+json": components["schemas"]["InvalidDateProblem"] | components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -4704,13 +4722,13 @@ export interface operations {
                     "application/json": components["schemas"]["ShareText"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["InvalidDateProblem"];
+                    "application/problem+json": components["schemas"]["InvalidDateProblem"] | components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -4782,7 +4800,7 @@ export interface operations {
                     "application/json": components["schemas"]["DealOut"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4863,6 +4881,15 @@ export interface operations {
                     "application/json": components["schemas"]["FriendWithStreak"][];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
             401: {
                 headers: {
@@ -4934,7 +4961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Friend"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5054,7 +5081,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5132,7 +5159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Hint"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5226,7 +5253,7 @@ export interface operations {
                     "application/json": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5331,7 +5358,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedPlayer"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5434,7 +5461,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedPlayer"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5542,6 +5569,15 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerWithStreak"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
             401: {
                 headers: {
@@ -5602,7 +5638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Player"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5712,6 +5748,15 @@ export interface operations {
                     "application/json": components["schemas"]["FriendCode"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
             401: {
                 headers: {
@@ -5773,7 +5818,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoryEntry"][];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5843,7 +5888,7 @@ export interface operations {
                     "application/json": components["schemas"]["PracticeListed"][];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5908,6 +5953,15 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerStats"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
             401: {
                 headers: {
@@ -5962,6 +6016,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Streak"];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
@@ -6020,6 +6083,15 @@ export interface operations {
                     "application/json": components["schemas"]["TransferCode"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
             401: {
                 headers: {
@@ -6076,6 +6148,15 @@ export interface operations {
                     "application/json": components["schemas"]["RulesCatalog"];
                 };
             };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -6127,7 +6208,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesOut"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6231,7 +6312,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesOut"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6328,7 +6409,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesOut"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6467,7 +6548,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesRunResult"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6611,7 +6692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Solution"];
                 };
             };
-            /** @description Malformed request (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;

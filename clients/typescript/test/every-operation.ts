@@ -115,8 +115,10 @@ const readyz: Step = async (api) => {
     const database: "up" | "down" = error.database;
     show(error.status, database, error.redis);
   } else {
-    // The proxy's own: too many requests in flight, or no replica up.
-    const kind: "/problems/rate-limited" | "/problems/unavailable" = error.type;
+    // A query parameter it does not take (400), or the proxy's own: too many requests
+    // in flight, or no replica up.
+    const kind: "/problems/invalid-request" | "/problems/rate-limited" | "/problems/unavailable" =
+      error.type;
     show(kind, error.detail);
   }
 };

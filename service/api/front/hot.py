@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Final, NamedTuple, Protocol, cast
 
 from litestar import Request
+from litestar.handlers import HTTPRouteHandler
 from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.routes import BaseRoute
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -57,10 +58,15 @@ Daily Dice feed's)."""
 class HotRoute(NamedTuple):
     method: str
     path: re.Pattern[str]
-    """The route's path, its parameters each a group."""
+    """The route's path exactly as written (no slash doubled or added: those spellings
+    take the framework's way, whose router reads them), its parameters each a group
+    named as the route names it."""
     template: str
     """The route's template as the framework's router gives it (the metrics' label)."""
     answerer: Answerer | None
+    handler: HTTPRouteHandler
+    """The route's handler, as the router would hand it on: what its ``opt`` says
+    (the rate limits, the query parameters) holds before the framework as inside it."""
 
 
 def hot_routes(routes: Iterable[BaseRoute]) -> tuple[HotRoute, ...]:
@@ -72,22 +78,35 @@ def hot_routes(routes: Iterable[BaseRoute]) -> tuple[HotRoute, ...]:
             how = handler.opt.get(BEFORE_FRAMEWORK)
             if how is None:
                 continue
-            static = re.split(r"\{[^}]*\}", route.path_format)
-            path = re.compile("([^/]+)".join(map(re.escape, static)))
+            # Static text, a parameter's name, static text, ... (``{name}`` or ``{name:type}``).
+            parts = re.split(r"\{([^}:]+)[^}]*\}", route.path_format)
+            static, names = parts[0::2], parts[1::2]
+            path = re.compile(
+                re.escape(static[0])
+                + "".join(f"(?P<{n}>[^/]+){re.escape(s)}" for n, s in zip(names, static[1:]))
+            )
             answerer = how if callable(how) else None
-            found += [HotRoute(m, path, route.path_format, answerer) for m in handler.http_methods]
+            found += [
+                HotRoute(m, path, route.path_format, answerer, handler)
+                for m in handler.http_methods
+            ]
     return tuple(found)
 
 
-def hot_template(routes: Sequence[HotRoute], scope: Scope, cors: bool) -> str | None:
-    """The template of the hot route a request takes, or None for the framework's way:
-    another route, a path under a root path (the router strips it), a host header the
-    router refuses (400), or a browser's request to a service with CORS (the framework's
-    CORS layer adds its headers)."""
+def hot_route(
+    routes: Sequence[HotRoute], scope: Scope, cors: bool
+) -> tuple[HotRoute, re.Match[str]] | None:
+    """The hot route a request takes and its path matched, or None for the framework's
+    way: another route (or another spelling of a hot one: the router reads it), a path
+    under a root path (the router strips it), a host header the router refuses (400), or
+    a browser's request to a service with CORS (the framework's CORS layer adds its
+    headers)."""
     method, path = scope.get("method"), scope["path"]
     for route in routes:
-        if route.method == method and route.path.fullmatch(path):
-            break
+        if route.method == method:
+            found = route.path.fullmatch(path)
+            if found is not None:
+                break
     else:
         return None
     if scope.get("root_path"):
@@ -95,7 +114,7 @@ def hot_template(routes: Sequence[HotRoute], scope: Scope, cors: bool) -> str | 
     for name, value in scope["headers"]:
         if (name == b"host" and not is_valid_host(value)) or (cors and name == b"origin"):
             return None
-    return route.template
+    return route, found
 
 
 def in_framework(middleware: ASGIApp, app: ASGIApp) -> ASGIApp:

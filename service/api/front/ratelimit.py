@@ -16,11 +16,14 @@ added by a trusted proxy when the peer is one of ``SHUTBOX_TRUSTED_PROXIES``; it
 count by network (``limited_as``): an IPv4 address (an IPv4-mapped IPv6 one too), an
 IPv6 /64 (``SHUTBOX_RATE_LIMIT_IPV6_PREFIX``), the host's own addresses as one.
 
-Every request counts, whatever answers it: the limits run before the framework's router
-(``App``), so a path no route has (404) or a method it does not take (405) costs its
-token too. Only the GETs of health, readiness, the docs, the rules catalogue and the
-Daily Dice feed (public, immutable, cacheable) are not limited, each by its exact path;
-the metrics are.
+What a request counts against is the route the router chose, as its handler declares in
+its ``opt`` (``OWN_LIMIT``, ``NOT_LIMITED``), never a path as written: every spelling
+the router reads as a route (slashes doubled or added, letters percent-encoded) is
+that route's request, and any other is a 404. Every request counts, whatever answers
+it: one the router finds no handler for (404, a method it does not take: 405, a host
+it refuses: 400) costs its token as well (``unrouted_rate_limit``). Only health,
+readiness, the docs, the rules catalogue and the Daily Dice feed of a date (public,
+immutable, cacheable) are not limited, each by its handler's word; the metrics are.
 """
 
 from __future__ import annotations
@@ -30,7 +33,6 @@ import hashlib
 import ipaddress
 import math
 import time
-from collections.abc import Callable
 from typing import Final, cast
 
 import msgspec
@@ -46,27 +48,18 @@ from service.settings import Limit
 from service.store.batch import Batcher
 from service.store.cache import Cache
 
-EXEMPT: Final = frozenset(
-    {
-        "/healthz",
-        "/readyz",
-        "/v1/rules",
-        "/schema",
-        "/schema/openapi.json",
-        "/schema/openapi.yaml",
-        "/schema/openapi.yml",
-        "/schema/scalar",
-    }
-)
-"""The paths whose GETs are not limited, exactly (a trailing slash aside): anything else
-under them, or another method, is somebody's junk, a 404 or a 405 that costs a token
-like any other answer."""
+OWN_LIMIT: Final = "own_limit"
+"""A route handler's ``opt``: the limit of its own per client address its requests
+count against, on top of the general ones, by its name in ``Settings.operation_limits``
+(``accounts``, ``claims``, ``friends``)."""
+NOT_LIMITED: Final = "not_limited"
+"""A route handler's ``opt``: its requests are not limited at all: True, or a test of
+the request's routed scope (the Daily Dice feed: a path that names a date; anything else
+there is a 400 that costs a token). The handler's own: another method on the same path,
+or a path under it no handler has, is limited as any request."""
 LIMITED: Final = "shutbox.limited"
 """In a scope: the request has been counted (the limits run once a request, wherever
 they meet it first)."""
-# The Daily Dice of a date: public, immutable and cacheable (served from memory, and
-# from any HTTP cache in front): limiting it protects nothing. Only a path that names a
-# date is exempt: anything else there is a 400 that costs the client a token.
 _LOCAL_KEYS: Final = 100_000
 """Buckets a process keeps of each kind (its own, tokens taken ahead, seen lately): some
 100 bytes each, for clients by the hundred thousand."""
@@ -316,14 +309,6 @@ class TakenAhead:
         self._held.put(key, (tokens, now + AHEAD_SECONDS))
 
 
-# The operations with a per-address limit of their own: (method, path) → bucket name.
-OWN_LIMITS: Final = {
-    ("POST", "/v1/players"): "accounts",
-    ("POST", "/v1/players/claim"): "claims",
-    ("POST", "/v1/friends"): "friends",
-}
-
-
 class RateLimiter:
     def __init__(
         self,
@@ -369,15 +354,16 @@ class RateLimiter:
         ip = ip_of(address)
         return ip is not None and any(ip in network for network in self.trusted)
 
-    async def wait_for(self, scope: Scope) -> float:
-        """0 if the request may go on, else the seconds to wait (the longest of its limits)."""
+    async def wait_for(self, scope: Scope, own: str | None = None) -> float:
+        """0 if the request may go on, else the seconds to wait (the longest of its
+        limits): the address's, the token's, and ``own``, the limit of its route's own
+        (``OWN_LIMIT``) if it has one."""
         buckets: Buckets = []
         if self.per_address is not None:
             buckets.append(("address", self.per_address))
-        operation = OWN_LIMITS.get((str(scope.get("method")), routed_path(scope)))
-        own_limit = self.per_operation.get(operation) if operation else None
-        if operation and own_limit is not None:
-            buckets.append((operation, own_limit))
+        own_limit = self.per_operation.get(own) if own is not None else None
+        if own is not None and own_limit is not None:
+            buckets.append((own, own_limit))
         token = bearer_token(header(scope, b"authorization") or "")
         if token and self.per_token is not None:
             digest = hashlib.sha256(token.encode("latin-1")).hexdigest()[:32]
@@ -462,16 +448,6 @@ class RateLimiter:
         return waits
 
 
-def routed_path(scope: Scope) -> str:
-    """The path as the router reads it: without the root path the app is mounted at (the
-    limits run before the router strips it), nor a trailing slash."""
-    path: str = scope["path"]
-    root = scope.get("root_path")
-    if root and path.startswith(root):
-        path = path[len(root) :]
-    return path.rstrip("/")
-
-
 @cached("too_many_requests", len(LANGUAGES))
 def _too_many(language: Language) -> bytes:
     """The 429 problem, in a language."""
@@ -483,25 +459,49 @@ def _too_many(language: Language) -> bytes:
         )
 
 
-def rate_limit_middleware(app: ASGIApp, unlimited: Callable[[Scope], bool]) -> ASGIApp:
+def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
     """Answer 429 (problem details, Retry-After, in the request's language) to clients
-    over their limits. Once a request: wherever it meets the request first (before the
-    framework's router, or before the hot routes' answerers), it marks it ``LIMITED``.
-    ``unlimited``: the GETs not limited but for the operations' (``EXEMPT``)."""
+    over their limits, on a request routed to its handler (``scope["route_handler"]``:
+    after the framework's router, or on a hot route before the framework), by what the
+    handler declares (``OWN_LIMIT``, ``NOT_LIMITED``). Once a request: wherever it
+    meets the request first, it marks it ``LIMITED``."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP or LIMITED in scope:
             await app(scope, receive, send)
             return
         cast("dict[str, object]", scope)[LIMITED] = True
-        if scope.get("method") == "GET" and (routed_path(scope) in EXEMPT or unlimited(scope)):
+        opt = scope["route_handler"].opt
+        exempt = opt.get(NOT_LIMITED)
+        if exempt is not None and (exempt is True or exempt(scope)):
             await app(scope, receive, send)
             return
-        wait = await scope["app"].state.services.limiter.wait_for(scope)
+        wait = await scope["app"].state.services.limiter.wait_for(scope, opt.get(OWN_LIMIT))
         if wait <= 0:
             await app(scope, receive, send)
             return
         await language_middleware(_too_many_requests(wait))(scope, receive, send)
+
+    return middleware
+
+
+def unrouted_rate_limit(router: ASGIApp) -> ASGIApp:
+    """Around the framework's router: a request it finds no handler for (it raises: 404,
+    405, a host it refuses) costs a token as any other, and is answered 429 instead when
+    its client is over its limits. A request that reached its handler was counted there
+    (``rate_limit_middleware``), whatever it raises."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await router(scope, receive, send)
+        except Exception:
+            if scope["type"] != ScopeType.HTTP or LIMITED in scope:
+                raise
+            cast("dict[str, object]", scope)[LIMITED] = True
+            wait = await scope["app"].state.services.limiter.wait_for(scope)
+            if wait <= 0:
+                raise
+            await language_middleware(_too_many_requests(wait))(scope, receive, send)
 
     return middleware
 

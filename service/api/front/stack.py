@@ -8,23 +8,27 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 from service.api import problems
 from service.api.daily import daily_feed, feed_answer
 from service.api.front.hot import hot_posts, in_framework, matched, send_whole
+from service.api.front.ratelimit import rate_limit_middleware
 from service.api.front.reading import one_reading_middleware
 from service.i18n import language_middleware
 
 
 def framework_middleware(app: ASGIApp) -> ASGIApp:
-    """The service's middleware as the framework runs it, on each route."""
+    """The service's middleware as the framework runs it, on each route (after its
+    router: the route's handler is known)."""
     return in_framework(service_middleware(app), app)
 
 
 def service_middleware(app: ASGIApp) -> ASGIApp:
-    """The service's own middleware around ``app``, outermost first (the log and metrics
-    and the rate limits are the app's, ``App``): one reading of the headers (a request on
-    any path, the feed's too), the Daily Dice feed (the hottest path, with no text: before
-    the language), the language, the hot POSTs."""
+    """The service's own middleware around ``app``, outermost first, on a request routed
+    to its handler (the log and metrics are the app's, ``App``, and so is the rate limit
+    of a request no handler takes): the rate limits, as the handler says; one reading of
+    the headers and the query string (a request on any path, the feed's too); the Daily
+    Dice feed (the hottest path, with no text: before the language); the language; the
+    hot POSTs."""
     hot = hot_posts(app)
     feed = daily_feed_middleware(language_middleware(hot))
-    return one_reading_middleware(feed)
+    return rate_limit_middleware(one_reading_middleware(feed))
 
 
 def daily_feed_middleware(app: ASGIApp) -> ASGIApp:

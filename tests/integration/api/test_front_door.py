@@ -139,7 +139,7 @@ async def test_an_error_on_the_way_is_the_500_problem_either_way(
     framework (analyze) or inside it (a player's creation): the same 500 problem, with
     the request's id."""
 
-    async def broken(self: ratelimit.RateLimiter, scope: Any) -> float:
+    async def broken(self: ratelimit.RateLimiter, scope: Any, own: str | None = None) -> float:
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(ratelimit.RateLimiter, "wait_for", broken)
