@@ -29,6 +29,7 @@ from service.api.deps import (
 from service.api.idempotency import JSON, respond_once
 from service.api.problems import created, documented, resubmitted
 from service.api.schemas import (
+    CODE_TEXT,
     DICE,
     NAME,
     SCORE,
@@ -57,11 +58,12 @@ from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
 from service.store.sequences import IssuedSequence
 
+# Read by problems.parsed_code, which answers 400 invalid-code or mistyped-code.
 CodePath = Annotated[
     str,
     PathParameter(
         description="A box code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens)",
-        pattern=r"^[0-9A-Za-z -]{1,40}$",
+        schema_extra=CODE_TEXT,
     ),
 ]
 

@@ -900,7 +900,7 @@ export interface components {
          * @description A transfer code to claim on this device.
          */
         Claim: {
-            /** @description The transfer code, e.g. 7M3Q-K2ZD-PX4T9. */
+            /** @description The transfer code, e.g. 7M3Q-K2ZD-PX4T9 (any case, spaces and hyphens). */
             code: string;
             /** @description The client's own bearer token (recommended: a retry finds the same player); null: the server makes one. Optional: the server takes null when it is left out. */
             token?: string | null;
