@@ -44,7 +44,7 @@ from service.api.front.hot import (
     hot_template,
     last_resort,
 )
-from service.api.front.litestar import RoutedBehind
+from service.api.front.litestar import RoutedBehind, options_of_whole_paths
 from service.api.front.ratelimit import rate_limit_middleware
 from service.api.front.reading import body_in_time
 from service.api.front.stack import framework_middleware, service_middleware
@@ -172,7 +172,7 @@ def lifespan(
 
 
 class App(RoutedBehind):
-    """Litestar with four things of its own.
+    """Litestar with six things of its own.
 
     The request log and metrics (``logs.observe_middleware``) take every request as it
     comes, whatever answers it: the framework's own answers (a 404, a 500) too.
@@ -187,6 +187,9 @@ class App(RoutedBehind):
     A request's body must arrive within ``body_timeout`` seconds, whichever way reads it
     (``service.api.front.reading``).
 
+    Its OPTIONS answer's ``Allow`` names every method of the path, as the OpenAPI
+    document does (``service.api.front.litestar.options_of_whole_paths``).
+
     Every request meets the rate limits first (``rate_limit_middleware``), whatever
     answers it: on a hot route before the service's middleware, on the framework's way
     before its router (within its exception and CORS layers), so that a 404 or 405 of
@@ -194,6 +197,7 @@ class App(RoutedBehind):
 
     def __init__(self, *args: Any, body_timeout: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        options_of_whole_paths(self.routes)
         self.body_timeout = body_timeout
         self.hot_routes: Sequence[HotRoute] = hot_routes(self.routes)
         self.front: ASGIApp | None = None
