@@ -44,7 +44,7 @@ from service.api.front.hot import (
     hot_routes,
     last_resort,
 )
-from service.api.front.litestar import RoutedBehind
+from service.api.front.litestar import RoutedBehind, options_of_whole_paths
 from service.api.front.ratelimit import NOT_LIMITED, unrouted_rate_limit
 from service.api.front.reading import body_in_time, name_query_parameters
 from service.api.front.stack import framework_middleware, service_middleware
@@ -183,7 +183,7 @@ def lifespan(
 
 
 class App(RoutedBehind):
-    """Litestar with four things of its own.
+    """Litestar with six things of its own.
 
     The request log and metrics (``logs.observe_middleware``) take every request as it
     comes, whatever answers it: the framework's own answers (a 404, a 500) too.
@@ -198,6 +198,9 @@ class App(RoutedBehind):
     A request's body must arrive within ``body_timeout`` seconds, whichever way reads it
     (``service.api.front.reading``).
 
+    Its OPTIONS answer's ``Allow`` names every method of the path, as the OpenAPI
+    document does (``service.api.front.litestar.options_of_whole_paths``).
+
     Every request meets the rate limits, whatever answers it: a request routed to a
     handler (a hot route, or the route the framework's router chose) as its handler
     says, first of the service's middleware (``rate_limit_middleware``); one the router
@@ -207,6 +210,7 @@ class App(RoutedBehind):
 
     def __init__(self, *args: Any, body_timeout: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        options_of_whole_paths(self.routes)
         self.body_timeout = body_timeout
         self.hot_routes: Sequence[HotRoute] = hot_routes(self.routes)
         self.front: ASGIApp | None = None

@@ -111,8 +111,10 @@ def is_open_for(player: Resident, day: date, now: datetime) -> bool:
     return day in open_dates(now, player.time_zone, player.closed_before)
 
 
-ISO_DATE: Final = "[0-9]{4}-[0-9]{2}-[0-9]{2}"
-"""The shape of a date a client writes (YYYY-MM-DD), as a regular expression."""
+ISO_DATE: Final = "(?!0000)[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+"""The shape of a date a client writes (YYYY-MM-DD, from year 1), as a regular
+expression; with JSON Schema's ``format: date`` (no day a month lacks), what
+``named_date`` reads, as the OpenAPI document says it."""
 _ISO_DATE: Final = re.compile(ISO_DATE)
 
 

@@ -5,7 +5,8 @@ Crockford's base32 alphabet (``0-9 A-Z`` without I, L, O, U). A box code is 8
 symbols (40 random bits) and a check symbol from the same alphabet, shown as
 ``XXXX-XXXXX``; a transfer code is 12 symbols (60 random bits) and a check symbol,
 shown as ``XXXX-XXXX-XXXXX``. Codes are read case-insensitively, ignoring spaces
-and hyphens, with O read as 0 and I or L as 1.
+and hyphens (up to three in a row), with O read as 0 and I or L as 1: ``text_pattern``,
+which the OpenAPI document gives as it is.
 
 The check: symbols are elements of GF(32) (polynomial x^5 + x^2 + 1), and a code is
 valid when ``sum(w[i] * s[i]) == 0`` with the distinct nonzero weights
@@ -27,9 +28,11 @@ exhaustively over the alphabet).
 
 from __future__ import annotations
 
+import re
 import secrets
 from typing import Final
 
+from service.caching import cached
 from service.i18n import N_, _
 
 ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -37,6 +40,8 @@ DATA_SYMBOLS: Final = 8
 LENGTH: Final = DATA_SYMBOLS + 1
 TRANSFER_DATA_SYMBOLS: Final = 12
 TRANSFER_LENGTH: Final = TRANSFER_DATA_SYMBOLS + 1
+SEPARATORS_MOST: Final = 3
+"""Spaces and hyphens in a row that a typed code may hold (``7M3Q - K2ZD2``)."""
 BOX_CODE: Final = N_("box code")
 TRANSFER_CODE: Final = N_("transfer code")
 FRIEND_CODE: Final = N_("friend code")
@@ -104,6 +109,45 @@ def normalise(text: str) -> str:
     return "".join(_READ_AS.get(c, c) for c in kept)
 
 
+def longest(length: int = LENGTH) -> int:
+    """The most characters a code of ``length`` symbols is read from: up to
+    ``SEPARATORS_MOST`` spaces and hyphens before, between and after its symbols."""
+    return length + SEPARATORS_MOST * (length + 1)
+
+
+def text_schema(length: int = LENGTH) -> dict[str, object]:
+    """The JSON Schema of the text ``parse`` reads as a code of ``length`` symbols (its
+    check symbol aside), for the OpenAPI document: ``text_pattern`` and its lengths."""
+    return {"minLength": length, "maxLength": longest(length), "pattern": text_pattern(length)}
+
+
+def text_pattern(length: int = LENGTH) -> str:
+    """The text read as a code of ``length`` symbols: the alphabet's symbols and those
+    read as one (``_READ_AS``), in either case, with runs of up to ``SEPARATORS_MOST``
+    spaces and hyphens around them (an ECMA-262 regular expression, as JSON Schema
+    takes it, that Python reads alike)."""
+    read = sorted({*ALPHABET, *_READ_AS})
+    symbols = _ranges(read) + _ranges([c.lower() for c in read if c.isalpha()])
+    gap = f"[ -]{{0,{SEPARATORS_MOST}}}"
+    return f"^{gap}(?:[{symbols}]{gap}){{{length}}}$"
+
+
+@cached("code_readers", bound=4)  # a box (friend, series) code's, a transfer code's
+def _reader(length: int) -> re.Pattern[str]:
+    return re.compile(text_pattern(length))
+
+
+def _ranges(characters: list[str]) -> str:
+    """Sorted characters as a regular expression's class writes them: ``0-9A-TV-Z``."""
+    runs: list[list[str]] = []
+    for c in characters:
+        if runs and ord(c) == ord(runs[-1][-1]) + 1:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    return "".join(run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
+
+
 def is_valid(code: str, length: int = LENGTH) -> bool:
     return (
         len(code) == length
@@ -115,9 +159,8 @@ def is_valid(code: str, length: int = LENGTH) -> bool:
 def parse(text: str, length: int = LENGTH, what: str = BOX_CODE) -> str:
     """The canonical code typed as ``text``; ``MalformedCode`` or ``MistypedCode`` if not
     (their message in the request's language)."""
-    # Nothing longer than this is a code typed with spaces and hyphens.
-    code = normalise(text) if len(text) <= 4 * length else ""
-    if len(code) != length or any(c not in _VALUE for c in code):
+    # Anything longer is refused before the pattern reads it (its cost stays bounded).
+    if len(text) > longest(length) or not _reader(length).fullmatch(text):
         raise MalformedCode(
             _(
                 "A {what} has {length} symbols (letters and digits, shown as {shape}).",
@@ -126,6 +169,7 @@ def parse(text: str, length: int = LENGTH, what: str = BOX_CODE) -> str:
                 shape=display("X" * length),
             )
         )
+    code = normalise(text)
     if not is_valid(code, length):
         raise MistypedCode(
             _(

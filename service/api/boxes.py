@@ -30,6 +30,7 @@ from service.api.game import DealToken, dealt
 from service.api.idempotency import JSON, respond_once
 from service.api.problems import created, documented, resubmitted
 from service.api.schemas import (
+    CODE_TEXT,
     DICE,
     NAME,
     SCORE,
@@ -57,11 +58,12 @@ from service.store.db import Connection, Database
 from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
 
+# Read by problems.parsed_code, which answers 400 invalid-code or mistyped-code.
 CodePath = Annotated[
     str,
     PathParameter(
         description="A box code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens)",
-        pattern=r"^[0-9A-Za-z -]{1,40}$",
+        schema_extra=CODE_TEXT,
     ),
 ]
 
@@ -310,7 +312,7 @@ async def owners_run(
             )
         )
     if not isinstance(data.dice, UnsetType):
-        raise problems.INVALID_REQUEST(_("A deal binds its dice: send `deal` without `dice`."))
+        raise problems.DEAL_OR_DICE(_("A deal binds its dice: send `deal` without `dice`."))
     found = dealt(services, data.deal)
     moves = [move_in(m) for m in data.moves]
     await held_tables(scope, found.rules)
@@ -357,6 +359,7 @@ class BoxesController(Controller):
                 problems.BAD_DEAL,
                 problems.DEAL_EXPIRED,
                 problems.DEAL_USED,
+                problems.DEAL_OR_DICE,
                 problems.NOT_DEALT,
                 problems.ILLEGAL_RUN,
                 problems.SOLVER_BUSY,
@@ -374,7 +377,7 @@ class BoxesController(Controller):
             rules = Rules() if isinstance(data.rules, UnsetType) else data.rules
             if not isinstance(data.from_run, UnsetType):
                 if not isinstance(data.rules, UnsetType):
-                    raise problems.INVALID_REQUEST(
+                    raise problems.DEAL_OR_DICE(
                         _("A deal binds its rules: send `from_run` without `rules`.")
                     )
                 run = await owners_run(request.scope, data.from_run, player, services)

@@ -23,6 +23,7 @@ from typing import Annotated, Final, Literal, NamedTuple
 import msgspec
 from litestar import Controller, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIFormat
 from litestar.params import JSONBody, PathParameter, QueryParameter
 from litestar.response.base import ASGIResponse
 from litestar.types import Scope
@@ -52,6 +53,7 @@ from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
 from service.api.problems import created, documented, not_modified, resubmitted
 from service.api.schemas import (
+    DATE_TEXT,
     DICE,
     NAME,
     SCORE,
@@ -84,7 +86,15 @@ CACHE_CONTROL: Final = b"public, max-age=86400"
 SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}
 UNPLAYABLE: Final = "⬛"
 
-DatePath = Annotated[str, PathParameter(description="A calendar date, YYYY-MM-DD.")]
+# Read by parse_date, which answers 400 invalid-date for anything else.
+DatePath = Annotated[
+    str,
+    PathParameter(
+        description="A calendar date, YYYY-MM-DD.",
+        format=OpenAPIFormat.DATE,
+        schema_extra=DATE_TEXT,
+    ),
+]
 
 
 class DailyDice(msgspec.Struct, frozen=True):

@@ -49,7 +49,8 @@ class Redeem(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     code: Annotated[
         str,
         Meta(
-            max_length=64,
+            # Read by problems.parsed_code, which answers 400 invalid-code or mistyped-code.
+            extra_json_schema=codes.text_schema(),
             description="The friend's code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens).",
         ),
     ]

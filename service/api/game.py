@@ -127,13 +127,13 @@ def to_analyse(data: AnalyzeRequest, services: Services) -> tuple[Rules, tuple[R
     hindsight figures given) or the client brought them (none given)."""
     if isinstance(data.deal, str):
         if not isinstance(data.dice, UnsetType) or not isinstance(data.rules, UnsetType):
-            raise problems.INVALID_REQUEST(
+            raise problems.DEAL_OR_DICE(
                 _("A deal binds its rules and dice: send `deal` without `dice` or `rules`.")
             )
         found = dealt(services, data.deal)
         return found.rules, found.dice, True
     if isinstance(data.dice, UnsetType):
-        raise problems.INVALID_REQUEST(_("Send `deal`, or `dice` (with `rules`) to analyse."))
+        raise problems.DEAL_OR_DICE(_("Send `deal`, or `dice` (with `rules`) to analyse."))
     rules = Rules() if isinstance(data.rules, UnsetType) else data.rules
     return rules, check_dice(rules, data.dice), False
 
@@ -462,6 +462,7 @@ class GameController(Controller):
         ),
         responses=documented(
             problems.BODY,
+            problems.DEAL_OR_DICE,
             problems.BAD_DEAL,
             problems.DEAL_EXPIRED,
             problems.INVALID_DICE,

@@ -17,6 +17,7 @@ from litestar.openapi.spec import (
     Schema,
 )
 
+from service.api.idempotency import KEY_MOST, KEY_PATTERN
 from service.api.problems import IDEMPOTENCY_KEY_REUSED
 
 _TEXT: Final = Schema(type=OpenAPIType.STRING)
@@ -31,11 +32,14 @@ _CHALLENGE: Final = OpenAPIHeader(schema=_TEXT, description="`Bearer`.", require
 _ETAG: Final = OpenAPIHeader(
     schema=_TEXT, description="Send it back in If-None-Match: 304 while it holds.", required=True
 )
+_IDEMPOTENCY_KEY: Final = Schema(
+    type=OpenAPIType.STRING, min_length=1, max_length=KEY_MOST, pattern=KEY_PATTERN
+)
 _CACHE_CONTROL: Final = OpenAPIHeader(schema=_TEXT, description="How long to keep the answer.")
 
 
-def _sent(name: str, description: str) -> Parameter:
-    return Parameter(name=name, param_in="header", schema=_TEXT, description=description)
+def _sent(name: str, description: str, schema: Schema = _TEXT) -> Parameter:
+    return Parameter(name=name, param_in="header", schema=schema, description=description)
 
 
 def _creates(operation: Operation) -> bool:
@@ -67,6 +71,7 @@ def describe_headers(app: Litestar) -> None:
                         "Idempotency-Key",
                         "1 to 255 printable characters. The same key with the same body "
                         "answers the first response again (24 hours); with another body, 422.",
+                        _IDEMPOTENCY_KEY,
                     )
                 )
             responses = {

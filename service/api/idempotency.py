@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, NamedTuple
 
@@ -16,6 +17,11 @@ from service.store.db import Connection
 
 HEADER: Final = "idempotency-key"
 JSON: Final = "application/json"
+KEY_MOST: Final = 255
+KEY_PATTERN: Final = r"^[\x20-\x7e\xa1-\xac\xae-\xff]+$"
+"""A key's characters, as the OpenAPI document says them: printable characters of a
+header (ISO 8859-1: no control character, no-break space or soft hyphen)."""
+_KEY: Final = re.compile(KEY_PATTERN)
 
 
 class Answer(NamedTuple):
@@ -73,7 +79,7 @@ async def answer_keyed(
     if key is None:
         status, body = await produce(None)
         return Answer(status, body, replayed=False)
-    if not 1 <= len(key) <= 255 or not key.isprintable():
+    if len(key) > KEY_MOST or not _KEY.fullmatch(key):
         raise problems.INVALID_IDEMPOTENCY_KEY(_("Idempotency-Key: 1 to 255 printable characters"))
     digest = idempotency.request_digest(request.method, request.path, canonical(request.body))
 

@@ -39,8 +39,27 @@ from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.ranks import Rank
 
-NameIn = Annotated[str, Meta(max_length=200, description="Shown to friends; 1..40 characters.")]
-TimeZoneIn = Annotated[str, Meta(max_length=64, description="An IANA time zone, e.g. Europe/Oslo.")]
+# A name and a time zone say more than their shape: checked_name and checked_time_zone
+# answer 422 (invalid-name, unknown-time-zone) for what does not fit, the empty text and
+# text outside the pattern among it.
+NameIn = Annotated[
+    str,
+    Meta(
+        max_length=200,
+        extra_json_schema={"minLength": 1},
+        description="Shown to friends; 1..40 characters.",
+    ),
+]
+TIME_ZONE_PATTERN: Final = "^[A-Za-z][A-Za-z0-9_+/-]*$"
+"""The characters of the time zone database's names (every zone a player may take)."""
+TimeZoneIn = Annotated[
+    str,
+    Meta(
+        max_length=64,
+        extra_json_schema={"pattern": TIME_ZONE_PATTERN},
+        description="An IANA time zone, e.g. Europe/Oslo.",
+    ),
+]
 TokenIn = Annotated[
     str,
     Meta(
@@ -109,7 +128,12 @@ class Claim(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """A transfer code to claim on this device."""
 
     code: Annotated[
-        str, Meta(max_length=64, description="The transfer code, e.g. 7M3Q-K2ZD-PX4T9.")
+        str,
+        Meta(
+            # Read by problems.parsed_code, which answers 400 invalid-code or mistyped-code.
+            extra_json_schema=codes.text_schema(codes.TRANSFER_LENGTH),
+            description="The transfer code, e.g. 7M3Q-K2ZD-PX4T9 (any case, spaces and hyphens).",
+        ),
     ]
     token: Annotated[TokenIn | None, Meta(description=_OWN_TOKEN)] = None
 
@@ -190,7 +214,7 @@ class HistoryEntry(msgspec.Struct, frozen=True):
 
 
 @cached("time_zones", 1)  # one set: the zones of places
-def _zones() -> frozenset[str]:
+def zones_of_places() -> frozenset[str]:
     return frozenset(
         zone
         for zone in available_timezones()
@@ -199,7 +223,7 @@ def _zones() -> frozenset[str]:
 
 
 def checked_time_zone(time_zone: str) -> str:
-    if time_zone not in _zones():
+    if time_zone not in zones_of_places():
         raise problems.UNKNOWN_TIME_ZONE(
             _("time_zone: not an IANA time zone of a place (for example Europe/Oslo or UTC)"),
         )

@@ -256,6 +256,7 @@ SERIES_FINISHED = _register("series-finished", 422, N_("The series is over"))
 # The game: dice, positions and runs.
 BAD_DEAL = _register("bad-deal", 422, N_("That is not a deal of this service"))
 DEAL_EXPIRED = _register("deal-expired", 422, N_("The deal has expired"), DealExpiredMembers)
+DEAL_OR_DICE = _register("deal-or-dice", 422, N_("Send a deal, or dice and rules, not both"))
 NOT_DEALT = _register("not-dealt", 422, N_("The dice were not dealt by this service"))
 DEAL_USED = _register("deal-used", 409, N_("The deal has made a box already"), DealUsedMembers)
 INVALID_DICE = _register("invalid-dice", 422, N_("The dice do not fit the rules"))

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
+from litestar.openapi.spec import Schema
 from litestar.params import QueryParameter
 from msgspec import Meta
 
+from service import codes
 from service.caching import IdentityMemo, cached
-from service.calendar import StreakRuns, current_streak
+from service.calendar import ISO_DATE, StreakRuns, current_streak
 from service.i18n import LANGUAGES, LOCALISED, N_, Language, _, current, speaking
 from service.rules.analysis import COMPUTER_RUNS_KEPT, Analysis, Label, MoveAnalysis, Report
 from service.rules.computers import ComputerRun
@@ -45,9 +47,24 @@ DiceIn = Annotated[
 OpenIn = Annotated[list[TileIn], Meta(max_length=12, description="The open tiles.")]
 RulesIn = Annotated[Rules, Meta(description="The rules; left out: the standard rules.")]
 
+
+def said(json_schema: dict[str, Any]) -> dict[str, Any]:
+    """JSON Schema keywords as Litestar's ``schema_extra`` takes them (``minLength`` as
+    ``min_length``): said in the OpenAPI document, not checked by the framework, for a
+    parameter that its handler reads and refuses with a problem of its own."""
+    names = {field.replace("_", ""): field for field in Schema.__dataclass_fields__}
+    return {names[keyword.lower()]: value for keyword, value in json_schema.items()}
+
+
+DATE_TEXT: Final = {"pattern": f"^{ISO_DATE}$"}
+"""A date a client writes, with ``format: date``: what ``calendar.named_date`` reads."""
+CODE_TEXT: Final = said(codes.text_schema())
+"""A box, friend or series code as people type it: what ``codes.parse`` reads."""
+
 # A list of dates paged back, newest first (the history, the practice runs).
 BeforeQuery = Annotated[
-    date | None, QueryParameter(description="Only dates before this one (YYYY-MM-DD).")
+    date | None,
+    QueryParameter(description="Only dates before this one (YYYY-MM-DD).", schema_extra=DATE_TEXT),
 ]
 LimitQuery = Annotated[int, QueryParameter(ge=1, le=100, description="Page size.")]
 OffsetQuery = Annotated[

@@ -4,6 +4,7 @@ a round, at their own pace; the computer players may take seats."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Final
 
 import msgspec
@@ -19,6 +20,7 @@ from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.idempotency import respond_once
 from service.api.problems import created, documented, resubmitted
 from service.api.schemas import (
+    CODE_TEXT,
     DICE,
     NAME,
     MovesIn,
@@ -55,16 +57,22 @@ COMPUTER_NAMES: Final[dict[Computer, str]] = {
     "hard": N_("Hard"),
 }
 
+# Read by problems.parsed_code, which answers 400 invalid-code or mistyped-code.
 CodePath = Annotated[
     str,
     PathParameter(
         description="A series code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens)",
-        pattern=r"^[0-9A-Za-z -]{1,40}$",
+        schema_extra=CODE_TEXT,
     ),
 ]
+ROUND: Final = re.compile("^(?:[1-9][0-9]?|1[0-9]{2}|200)$")
+"""A round as a path writes it: 1..``MAX_ROUNDS``, no leading zero."""
+# Read by parse_round, which answers 400 for anything else.
 RoundPath = Annotated[
     str,
-    PathParameter(description=f"The round, 1..{MAX_ROUNDS}, e.g. 1", pattern=r"^[1-9][0-9]{0,2}$"),
+    PathParameter(
+        description=f"The round, 1..{MAX_ROUNDS}, e.g. 1", schema_extra={"pattern": ROUND.pattern}
+    ),
 ]
 
 
@@ -297,7 +305,7 @@ def _computer_name(level: Computer, levels: list[Computer], seen: dict[Computer,
 
 def parse_round(text: str) -> int:
     """The round a path names: a whole number 1..``MAX_ROUNDS``, else 400."""
-    if not (text.isascii() and text.isdigit() and len(text) <= 3 and 1 <= int(text) <= MAX_ROUNDS):
+    if len(text) > 3 or not ROUND.fullmatch(text):
         raise problems.INVALID_REQUEST(
             _("A round is a whole number, 1 to {last}.", last=MAX_ROUNDS)
         )

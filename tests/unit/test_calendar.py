@@ -3,18 +3,22 @@ dates open in a time zone."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import jsonschema_rs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.calendar import (
     GRACE,
+    ISO_DATE,
     StreakRuns,
     day_at,
     local_today,
+    named_date,
     open_dates,
     streak_after,
     streak_runs,
@@ -87,3 +91,20 @@ def test_the_day_turns_at_local_midnight_and_the_grace_ends_15_minutes_later(zon
         (midnight + GRACE, (date(2026, 11, 30),)),
     ):
         assert open_dates(now, zone) == expected
+
+
+# What the OpenAPI document says of a date in a path: the pattern and the format.
+DOCUMENTED_DATE = jsonschema_rs.validator_for(
+    {"type": "string", "format": "date", "pattern": f"^{ISO_DATE}$"}, validate_formats=True
+)
+
+
+@given(
+    st.one_of(
+        st.dates().map(date.isoformat),
+        st.from_regex(re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}"), fullmatch=True),
+        st.text(st.sampled_from("0123456789-\n\uff12 T"), max_size=12),
+    )
+)
+def test_the_documented_date_is_what_is_read_as_a_date(text: str) -> None:
+    assert DOCUMENTED_DATE.is_valid(text) == (named_date(text) is not None), text

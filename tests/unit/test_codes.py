@@ -3,7 +3,12 @@ adjacent swap, proven exhaustively over the alphabet for both lengths."""
 
 from __future__ import annotations
 
+import re
+
+import jsonschema_rs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from service.codes import (
     ALPHABET,
@@ -18,6 +23,8 @@ from service.codes import (
     new_code,
     normalise,
     parse,
+    text_pattern,
+    text_schema,
     with_check,
 )
 
@@ -121,3 +128,49 @@ def test_transfer_codes_are_read_loosely_and_checked() -> None:
         parse(code, LENGTH)  # a transfer code is not a box code
     with pytest.raises(MalformedCode):
         parse("7" * 10_000, TRANSFER_LENGTH)
+
+
+def test_only_ascii_is_read() -> None:
+    # Their upper case is an ASCII letter (I, S): still no symbol of a code.
+    with pytest.raises(MalformedCode):
+        parse("7M3Q-K2ZD\u0131")
+    with pytest.raises(MalformedCode):
+        parse("\u017f" + with_check("SM3QK2ZD")[1:])
+
+
+# The OpenAPI document's schema of a code, as a JSON Schema validator (ECMA-262) reads it.
+DOCUMENTED = {
+    length: jsonschema_rs.validator_for({"type": "string", **text_schema(length)})
+    for length in (LENGTH, TRANSFER_LENGTH)
+}
+
+
+def malformed(text: str, length: int) -> bool:
+    try:
+        parse(text, length)
+    except MalformedCode:
+        return True
+    except MistypedCode:
+        return False
+    return False
+
+
+# Text near a code: its symbols, the letters read as one, the separators, and what is not.
+NEAR_A_CODE = st.text(st.sampled_from([*ALPHABET, *"oilOILuU -_.\n\t", "\u0131", "\u017f"]))
+
+
+@LENGTHS
+@given(data=st.data())
+def test_the_documented_schema_is_what_is_read_as_a_code(length: int, data: st.DataObject) -> None:
+    # The OpenAPI document's pattern and lengths take exactly the text that parse reads
+    # as a code (its check symbol aside): schema-valid text is never "not a code".
+    typed = st.from_regex(re.compile(text_pattern(length)), fullmatch=True)
+    text = data.draw(st.one_of(typed, NEAR_A_CODE, st.text(max_size=60)))
+    assert DOCUMENTED[length].is_valid(text) == (not malformed(text, length)), text
+
+
+def test_spaces_and_hyphens_up_to_three_in_a_row() -> None:
+    code = with_check("7M3QK2ZD")
+    assert parse(f" - {code[:4]} - {code[4:]}- ") == code
+    with pytest.raises(MalformedCode):
+        parse(f"{code[:4]}----{code[4:]}")

@@ -5,7 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from service.api.series import ROUND
 from service.series import (
+    MAX_ROUNDS,
     Elimination,
     Format,
     Rounds,
@@ -180,3 +182,11 @@ def test_a_finished_series_stays_as_it_ended_whatever_is_played_after(
     assert after.rounds_complete >= result.rounds_complete
     if result.finished:
         assert after == result
+
+
+def test_a_round_in_a_path_is_one_to_the_last_written_plainly() -> None:
+    # The pattern the OpenAPI document gives and parse_round reads by.
+    texts = {str(n) for n in range(1000)} | {"01", "007", "+1", " 1", "1\n", "\u0661", ""}
+    assert {text for text in texts if ROUND.fullmatch(text)} == {
+        str(n) for n in range(1, MAX_ROUNDS + 1)
+    }

@@ -945,7 +945,7 @@ export interface components {
          * @description A transfer code to claim on this device.
          */
         Claim: {
-            /** @description The transfer code, e.g. 7M3Q-K2ZD-PX4T9. */
+            /** @description The transfer code, e.g. 7M3Q-K2ZD-PX4T9 (any case, spaces and hyphens). */
             code: string;
             /** @description The client's own bearer token (recommended: a retry finds the same player); null: the server makes one. Optional: the server takes null when it is left out. */
             token?: string | null;
@@ -1179,6 +1179,26 @@ export interface components {
              * @constant
              */
             type: "/problems/deal-expired";
+        };
+        /**
+         * DealOrDiceProblem
+         * @description Send a deal, or dice and rules, not both (/problems/deal-or-dice).
+         */
+        DealOrDiceProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 422;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/deal-or-dice";
         };
         /**
          * DealOut
@@ -3577,13 +3597,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
-            /** @description Breaks the game's rules (problem details: `BadDealProblem`, `DealExpiredProblem`, `InvalidDiceProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
+            /** @description Breaks the game's rules (problem details: `DealOrDiceProblem`, `BadDealProblem`, `DealExpiredProblem`, `InvalidDiceProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["BadDealProblem"] | components["schemas"]["DealExpiredProblem"] | components["schemas"]["InvalidDiceProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
+                    "application/problem+json": components["schemas"]["DealOrDiceProblem"] | components["schemas"]["BadDealProblem"] | components["schemas"]["DealExpiredProblem"] | components["schemas"]["InvalidDiceProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3693,13 +3713,13 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnsupportedMediaTypeProblem"];
                 };
             };
-            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `BadDealProblem`, `DealExpiredProblem`, `NotDealtProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
+            /** @description Breaks the game's rules (problem details: `IdempotencyKeyReusedProblem`, `BadDealProblem`, `DealExpiredProblem`, `DealOrDiceProblem`, `NotDealtProblem`, `NotATileProblem`, `TileRepeatedProblem`, `OneDieNotAllowedProblem`, `TwoDiceNotAllowedProblem`, `MalformedMoveProblem`, `TileNotOpenProblem`, `WrongTotalProblem`, `MoveRuleViolationProblem`, `MoveAfterEndProblem`, `PlayableRollSkippedProblem`, `RunEndsEarlyProblem`) */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["BadDealProblem"] | components["schemas"]["DealExpiredProblem"] | components["schemas"]["NotDealtProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"] | components["schemas"]["BadDealProblem"] | components["schemas"]["DealExpiredProblem"] | components["schemas"]["DealOrDiceProblem"] | components["schemas"]["NotDealtProblem"] | components["schemas"]["NotATileProblem"] | components["schemas"]["TileRepeatedProblem"] | components["schemas"]["OneDieNotAllowedProblem"] | components["schemas"]["TwoDiceNotAllowedProblem"] | components["schemas"]["MalformedMoveProblem"] | components["schemas"]["TileNotOpenProblem"] | components["schemas"]["WrongTotalProblem"] | components["schemas"]["MoveRuleViolationProblem"] | components["schemas"]["MoveAfterEndProblem"] | components["schemas"]["PlayableRollSkippedProblem"] | components["schemas"]["RunEndsEarlyProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */

@@ -5,17 +5,40 @@ public. An upgrade of Litestar that changes any of it breaks here, and only here
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Iterable
+from types import FunctionType
+from typing import Any, Final, cast
 
 from litestar import Litestar
 from litestar._asgi.utils import is_valid_host as _is_valid_host
+from litestar.routes import BaseRoute, HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.utils.scope.state import ScopeState
+
+_AUTOMATIC_OPTIONS: Final = "HTTPRoute.create_options_handler.<locals>.options_handler"
 
 
 def is_valid_host(value: bytes) -> bool:
     """Whether the router takes this Host header (else it answers 400)."""
     return _is_valid_host(value)
+
+
+def options_of_whole_paths(routes: Iterable[BaseRoute]) -> None:
+    """Litestar 2 makes the automatic OPTIONS handler of a path with the route of the
+    path's first handler, and keeps it when more handlers join the path (a controller
+    registers its handlers one at a time): its ``Allow`` names the methods of that first
+    route alone (``GET, OPTIONS`` for a path of GET and PATCH; litestar#4169, fixed in
+    Litestar 3, which makes it once the routes are complete). Each is pointed at the
+    route it answers for, the path's every method."""
+    for route in routes:
+        if not isinstance(route, HTTPRoute):
+            continue
+        handler, _model = route.route_handler_map["OPTIONS"]
+        answer = handler.fn
+        if not isinstance(answer, FunctionType) or answer.__qualname__ != _AUTOMATIC_OPTIONS:
+            continue  # an OPTIONS handler of the app's own
+        (bound,) = answer.__closure__ or ()  # the route whose methods it names
+        bound.cell_contents = route
 
 
 class RoutedBehind(Litestar):

@@ -99,10 +99,14 @@ async def test_a_box_of_a_round_keeps_the_deals_rules(client: httpx.AsyncClient)
     assert created.status_code == 201, created.text
     assert created.json()["rules"]["tiles"] == 12
     assert created.json()["rules"]["move_rule"] == "dice_or_sum"
-    # A deal binds its rules: other rules beside it are a malformed request.
+    # A deal binds its rules (and dice): other rules beside it are 422.
     both = {**from_run(await dealt(client, 1), moves), "rules": rules}
     refused = await client.post("/v1/boxes", json=both, headers=auth(owner))
-    assert problem_type(refused, 400) == "/problems/invalid-request"
+    assert problem_type(refused, 422) == "/problems/deal-or-dice"
+    deal = await dealt(client, 1)
+    with_dice = from_run(deal, legal_run(deal["dice"]), dice=deal["dice"])
+    refused = await client.post("/v1/boxes", json=with_dice, headers=auth(owner))
+    assert problem_type(refused, 422) == "/problems/deal-or-dice"
 
 
 async def test_one_deal_makes_one_box(client: httpx.AsyncClient, database_url: str) -> None:

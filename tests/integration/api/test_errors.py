@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+import secrets
 from typing import Any
 
 import httpx
 import pytest
+
+from service.api.idempotency import KEY_PATTERN
 
 DICE = [[3, 4], [6, 6], [1, 1], [1, 2], [2, 3], [5, 5], [6, 6], [1, 1], [2, 2], [3, 3]]
 
@@ -98,3 +102,32 @@ async def test_authentication_errors(client: httpx.AsyncClient) -> None:
     bad = await client.get("/v1/players/me", headers={"Authorization": "Bearer nope"})
     assert_problem(bad, 401, "/problems/unauthorized")
     assert bad.headers["www-authenticate"] == "Bearer"
+
+
+@pytest.mark.parametrize(
+    ("key", "status"),
+    [
+        (b"k" * 223, 201),  # with 32 characters of its own below: 255
+        ("cl\u00e9 ~".encode("latin-1"), 201),  # printable in ISO 8859-1, as a header is read
+        (b"", 400),
+        (b"k" * 256, 400),
+        (b"a\x7fb", 400),
+        (b"a\xa0b", 400),  # a no-break space shows nothing
+        (b"a\xadb", 400),  # nor does a soft hyphen
+    ],
+)
+async def test_an_idempotency_key_is_what_the_document_says(
+    client: httpx.AsyncClient, key: bytes, status: int
+) -> None:
+    if status == 201:  # a key of this test run's own (the database outlives it)
+        key += secrets.token_hex(16).encode()
+    response = await client.post("/v1/players", json={}, headers=[(b"Idempotency-Key", key)])
+    if status == 400:
+        assert_problem(response, 400, "/problems/invalid-idempotency-key")
+    else:
+        assert response.status_code == status, response.text
+
+
+def test_the_documented_key_pattern_is_printable_text() -> None:
+    key = re.compile(KEY_PATTERN)
+    assert all(bool(key.fullmatch(chr(c))) == chr(c).isprintable() for c in range(256))

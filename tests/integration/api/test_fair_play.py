@@ -148,13 +148,13 @@ async def test_a_forged_or_expired_deal_is_refused(
     forged = f"{payload}.{'B' * 43 if signature == 'A' * 43 else 'A' * 43}"
     refused = await client.post("/v1/analyze", json={"deal": forged, "moves": moves})
     assert problem_type(refused, 422) == "/problems/bad-deal"
-    # A deal binds its dice and rules: sending them as well is a malformed request.
+    # A deal binds its dice and rules: sending them as well, or neither, is 422.
     both = await client.post(
         "/v1/analyze", json={"deal": dealt["deal"], "dice": dealt["dice"], "moves": moves}
     )
-    assert problem_type(both, 400) == "/problems/invalid-request"
+    assert problem_type(both, 422) == "/problems/deal-or-dice"
     neither = await client.post("/v1/analyze", json={"moves": moves})
-    assert problem_type(neither, 400) == "/problems/invalid-request"
+    assert problem_type(neither, 422) == "/problems/deal-or-dice"
     clock.set(clock.now() + timedelta(hours=24))
     expired = await client.post("/v1/analyze", json={"deal": dealt["deal"], "moves": moves})
     assert problem_type(expired, 422) == "/problems/deal-expired"
