@@ -48,6 +48,16 @@ most recently: the positions its players share most come again and again (every 
 starts at the same one); under 1 KiB each, some 200 KiB a sequence at most."""
 
 
+BLIND_GRADED_KEPT: Final = 4096
+"""Rolls graded without hindsight (dice a client brought) a process keeps: such a grade
+depends on the variant, the start and the roll's step alone, not on the dice, so it is
+shared by every run that plays the same roll from the same position (the first rolls of
+every standard game come from the full box), under 1 KiB each."""
+_graded_blind: LRU[tuple[Rules, OpenTiles, Step], MoveAnalysis] = LRU(
+    "graded_rolls_blind", BLIND_GRADED_KEPT
+)
+
+
 class HindsightMemo:
     """What a hindsight search on one sequence has found so far, and the rolls graded
     on it. It depends only on the variant and the dice, not on which copy of the tables
@@ -217,13 +227,21 @@ def analyse(tables: Tables, run: Run, *, hindsight: bool = True) -> Analysis:
     start = rules.start_position
     scale = max(tables.expected[start], 1e-9)
     if not hindsight:
+        blind: list[MoveAnalysis] = []
+        for step in run.steps:
+            key = (rules.solver_key, start, step)
+            entry = _graded_blind.get(key)
+            if entry is None:
+                entry = _graded(tables, None, step, scale)
+                _graded_blind.put(key, entry)
+            blind.append(entry)
         return Analysis(
             hindsight=False,
             best_possible=None,
             best_line=None,
             could_be_better=None,
             total_cost=None,
-            moves=tuple(_graded(tables, None, step, scale) for step in run.steps),
+            moves=tuple(blind),
         )
     memo = hindsight_memo(rules.solver_key, run.dice)
     search = Hindsight(tables, run.dice, memo)

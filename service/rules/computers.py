@@ -159,13 +159,23 @@ def play(
         choices = tables.dice_choices[position]
         dice_count = choices[0]  # what the rules impose where there is no choice
         if len(choices) > 1:
-            dice_count = _chosen(choices, strategy.dice_weights(tables, position, choices), rng)
+            dice_count = (
+                strategy.choose_dice(tables, position)
+                if isinstance(strategy, Deterministic)
+                else _chosen(choices, strategy.dice_weights(tables, position, choices), rng)
+            )
         children = tables.kids(position, roll, dice_count)
         if not children:
             if dice_count == 1:
                 moves.append(Move(tiles=(), dice=1))
             break
-        child = _chosen(children, strategy.move_weights(tables, position, children), rng)
+        # A deterministic player's choice itself, not the weights made of it: the same
+        # choice, without a list of weights a roll (a third of a fresh analysis's players).
+        child = (
+            strategy.choose(tables, position, children)
+            if isinstance(strategy, Deterministic)
+            else _chosen(children, strategy.move_weights(tables, position, children), rng)
+        )
         moves.append(Move(tiles=tiles_of(position ^ child), dice=dice_count))
         position = child
     return ComputerRun(score=tables.score[position], shut=position == 0, moves=tuple(moves))
