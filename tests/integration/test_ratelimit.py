@@ -82,6 +82,15 @@ def test_an_unreadable_limit_stops_the_start() -> None:
         Settings.from_env({"SHUTBOX_RATE_LIMIT_ADDRESS": "lots"})
 
 
+def test_each_operations_own_limit_is_read_from_its_variable() -> None:
+    for name in Settings().operation_limits:
+        variable = f"SHUTBOX_RATE_LIMIT_{name.upper()}"
+        assert Settings.from_env({variable: "5/m"}).operation_limits[name] == Limit(5, 60)
+        assert Settings.from_env({variable: "off"}).operation_limits[name] is None
+        with pytest.raises(SettingsError, match="rate limit"):
+            Settings.from_env({variable: "lots"})
+
+
 def scope(peer: str, forwarded: str | None = None) -> Any:
     headers = [(b"x-forwarded-for", forwarded.encode())] if forwarded else []
     return {"type": "http", "client": (peer, 5000), "headers": headers}
