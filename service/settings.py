@@ -30,7 +30,7 @@ ENVIRONMENT = {
     "SHUTBOX_RATE_LIMIT_ACCOUNTS": "players made per client address, N/s, N/m, N/h or off (60/h)",
     "SHUTBOX_RATE_LIMIT_CLAIMS": "transfer claims per client address, N/s, N/m, N/h or off (20/h)",
     "SHUTBOX_RATE_LIMIT_FRIENDS": "friend codes redeemed per address, N/s, N/m, N/h or off (30/h)",
-    "SHUTBOX_RATE_LIMIT_STORES": "requests storing rows per address, N/s, N/m, N/h or off (240/h)",
+    "SHUTBOX_RATE_LIMIT_STORES": "requests storing rows per address, N/s, N/m, N/h or off (120/h)",
     "SHUTBOX_TRUSTED_PROXIES": "proxies whose X-Forwarded-For is believed, IPs or CIDRs (none)",
     "SHUTBOX_RATE_LIMIT_IPV6_PREFIX": "IPv6 clients share the per-address limits per /N (64)",
     "SHUTBOX_METRICS_ALLOW": "who may read /metrics: IPs or CIDRs, or none (loopback only)",
@@ -95,7 +95,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_accounts: str = "60/h"
     rate_limit_claims: str = "20/h"
     rate_limit_friends: str = "30/h"
-    rate_limit_stores: str = "240/h"
+    rate_limit_stores: str = "120/h"
     trusted_proxies: list[str] = msgspec.field(default_factory=list)
     rate_limit_ipv6_prefix: Annotated[int, msgspec.Meta(ge=1, le=128)] = 64
     metrics_allow: list[str] = msgspec.field(default_factory=lambda: ["127.0.0.0/8", "::1"])
