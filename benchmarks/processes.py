@@ -181,6 +181,7 @@ def service_env(
             "SHUTBOX_RATE_LIMIT_ADDRESS": rate_limit,
             "SHUTBOX_RATE_LIMIT_TOKEN": rate_limit,
             "SHUTBOX_RATE_LIMIT_ACCOUNTS": rate_limit,
+            "SHUTBOX_RATE_LIMIT_STORES": rate_limit,
         }
     )
 
@@ -205,6 +206,7 @@ def frozen_clock_env(
             "SHUTBOX_RATE_LIMIT_ADDRESS": UNREACHED_RATE_LIMIT,
             "SHUTBOX_RATE_LIMIT_TOKEN": UNREACHED_RATE_LIMIT,
             "SHUTBOX_RATE_LIMIT_ACCOUNTS": UNREACHED_RATE_LIMIT,
+            "SHUTBOX_RATE_LIMIT_STORES": UNREACHED_RATE_LIMIT,
             **(extra or {}),
         }
     )

@@ -226,6 +226,7 @@ def main() -> int:
             "SHUTBOX_LOG_LEVEL": "WARNING",
             "SHUTBOX_RATE_LIMIT_ADDRESS": "off",  # one client address, by design of the soak
             "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
+            "SHUTBOX_RATE_LIMIT_STORES": "off",
             "SHUTBOX_RATE_LIMIT_TOKEN": "600/m",
         }
         server = subprocess.Popen(

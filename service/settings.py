@@ -30,6 +30,7 @@ ENVIRONMENT = {
     "SHUTBOX_RATE_LIMIT_ACCOUNTS": "players made per client address, N/s, N/m, N/h or off (60/h)",
     "SHUTBOX_RATE_LIMIT_CLAIMS": "transfer claims per client address, N/s, N/m, N/h or off (20/h)",
     "SHUTBOX_RATE_LIMIT_FRIENDS": "friend codes redeemed per address, N/s, N/m, N/h or off (30/h)",
+    "SHUTBOX_RATE_LIMIT_STORES": "requests storing rows per address, N/s, N/m, N/h or off (120/h)",
     "SHUTBOX_TRUSTED_PROXIES": "proxies whose X-Forwarded-For is believed, IPs or CIDRs (none)",
     "SHUTBOX_RATE_LIMIT_IPV6_PREFIX": "IPv6 clients share the per-address limits per /N (64)",
     "SHUTBOX_METRICS_ALLOW": "who may read /metrics: IPs or CIDRs, or none (loopback only)",
@@ -94,6 +95,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_accounts: str = "60/h"
     rate_limit_claims: str = "20/h"
     rate_limit_friends: str = "30/h"
+    rate_limit_stores: str = "120/h"
     trusted_proxies: list[str] = msgspec.field(default_factory=list)
     rate_limit_ipv6_prefix: Annotated[int, msgspec.Meta(ge=1, le=128)] = 64
     metrics_allow: list[str] = msgspec.field(default_factory=lambda: ["127.0.0.0/8", "::1"])
@@ -131,6 +133,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
             self.rate_limit_accounts,
             self.rate_limit_claims,
             self.rate_limit_friends,
+            self.rate_limit_stores,
             self.solver_rate_limit,
         ):
             Limit.parse(limit)  # refuse a limit that cannot be read, at start
@@ -170,11 +173,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def operation_limits(self) -> dict[str, Limit | None]:
-        """The limits per address of the operations that have their own."""
+        """The limits per address of the operations that have their own, by the name
+        their handlers give (``OWN_LIMIT``): ``stores`` is shared by every operation that
+        stores rows no other limit bounds."""
         return {
             "accounts": Limit.parse(self.rate_limit_accounts),
             "claims": Limit.parse(self.rate_limit_claims),
             "friends": Limit.parse(self.rate_limit_friends),
+            "stores": Limit.parse(self.rate_limit_stores),
         }
 
     @property

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import asyncpg
 import httpx
@@ -31,6 +31,9 @@ import redis
 from service.clock import FixedClock
 from service.settings import Settings
 from tests.resources import free_port, throwaway_database
+
+if TYPE_CHECKING:
+    from litestar import Litestar
 
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -121,6 +124,7 @@ def base_settings(database_url: str, redis_prefix: str, **fields: Any) -> Settin
         rate_limit_accounts="off",
         rate_limit_claims="off",
         rate_limit_friends="off",
+        rate_limit_stores="off",
         solver_rate_limit="off",
         **fields,
     )
@@ -154,6 +158,26 @@ async def app_with(settings: Settings, **changes: Any) -> AsyncIterator[httpx.As
     changed = msgspec.structs.replace(settings, redis_prefix=prefix, **changes)
     async with AsyncTestClient(create_app(changed, FixedClock(NOW))) as test_client:
         yield test_client
+
+
+@asynccontextmanager
+async def served(settings: Settings, **changes: Any) -> AsyncIterator[Litestar]:
+    """The app with ``changes`` to ``settings``, on a Redis prefix of its own (every
+    bucket full), its lifespan running on this event loop: its clients (``from_address``)
+    may send their requests at once (the framework's test client takes one at a time)."""
+    from service.app import create_app
+
+    prefix = f"{settings.redis_prefix}{secrets.token_hex(4)}:"
+    changed = msgspec.structs.replace(settings, redis_prefix=prefix, **changes)
+    app = create_app(changed, FixedClock(NOW))
+    async with app.lifespan():
+        yield app
+
+
+def from_address(app: Litestar, host: str, **headers: str) -> httpx.AsyncClient:
+    """A client of ``app`` whose connection comes from ``host``."""
+    transport = httpx.ASGITransport(app=app, client=(host, 40_000))
+    return httpx.AsyncClient(transport=transport, base_url="http://shutbox", headers=headers)
 
 
 async def fetchval(database_url: str, query: str, *args: object) -> Any:
@@ -285,6 +309,7 @@ def server_environment(database_url: str, redis_url: str = REDIS_URL) -> dict[st
         "SHUTBOX_RATE_LIMIT_ACCOUNTS": "off",
         "SHUTBOX_RATE_LIMIT_CLAIMS": "off",
         "SHUTBOX_RATE_LIMIT_FRIENDS": "off",
+        "SHUTBOX_RATE_LIMIT_STORES": "off",
         "SHUTBOX_SOLVER_RATE_LIMIT": "off",
     }
 

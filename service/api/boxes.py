@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, Final, Literal
+from urllib.parse import parse_qsl
 from uuid import UUID
 
 import msgspec
@@ -26,6 +27,7 @@ from service.api.deps import (
     ServicesDep,
     optional_player,
 )
+from service.api.front.ratelimit import OWN_LIMIT, STORES, stores_for_a_player
 from service.api.game import DealToken, dealt
 from service.api.idempotency import JSON, respond_once
 from service.api.problems import created, documented, resubmitted
@@ -335,12 +337,20 @@ _encoder = msgspec.json.Encoder()
 RESULTS_PAGE: Final = 100  # the results of a box a page shows at once (LimitQuery's most)
 
 
+def target_seen(scope: Scope) -> str | None:
+    """``GET /v1/boxes/{code}``'s own limit: in target mode, for a player, it stores that
+    the player saw the owner's result (a row a box and player): ``STORES``."""
+    query = parse_qsl(scope["query_string"].decode("latin-1"), keep_blank_values=True)
+    return stores_for_a_player(scope) if ("mode", "target") in query else None
+
+
 class BoxesController(Controller):
     path = "/v1/boxes"
     tags = ["Friend Box"]
 
     @post(
         "/",
+        opt={OWN_LIMIT: STORES},  # SHUTBOX_RATE_LIMIT_STORES: a box and its dice a request
         operation_id="createBox",
         summary="Create a Friend Box",
         description=(
@@ -349,7 +359,8 @@ class BoxesController(Controller):
             "player has just played on a deal (`POST /v1/deals`), that run (verified and "
             "analysed as any box run) being the owner's: one deal makes one box (409 "
             "`deal-used`), a forged or expired deal is 422, an illegal run 422. Honours "
-            "Idempotency-Key."
+            "Idempotency-Key. Counts against the client address's limit of requests that "
+            "store (429)."
         ),
         security=BEARER,
         responses={
@@ -409,14 +420,16 @@ class BoxesController(Controller):
 
     @get(
         "/{code:str}",
+        opt={OWN_LIMIT: target_seen},  # SHUTBOX_RATE_LIMIT_STORES: in target mode
         operation_id="getBox",
         summary="A box: its rules and dice, and in target mode the owner's final position",
         description=(
             "Blind mode shows nothing of the owner's result. Target mode shows the owner's "
             "final open tiles and score once the owner has played, and only to an "
             "authenticated player, whose run of the box is a target run from then on, "
-            "whatever mode it names. A code whose check symbol fails is 400 (mistyped); an "
-            "unknown code is 404."
+            "whatever mode it names (a request in target mode with a token counts against the "
+            "client address's limit of requests that store: 429). A code whose check "
+            "symbol fails is 400 (mistyped); an unknown code is 404."
         ),
         security=MAYBE_BEARER,
         responses=documented(problems.INVALID_REQUEST, problems.BOX_CODE, problems.AUTHENTICATED),
@@ -453,13 +466,15 @@ class BoxesController(Controller):
 
     @post(
         "/{code:str}/runs",
+        opt={OWN_LIMIT: STORES},  # SHUTBOX_RATE_LIMIT_STORES: a run a request
         operation_id="submitBoxRun",
         summary="Submit the player's run of a box",
         description=(
             "Verified, scored and analysed on the box's dice and rules. One run per player "
             "per box: the identical run again is 200 with the same body, another run 409. "
             "`versus` compares with the owner's score once the owner has played. Honours "
-            "Idempotency-Key."
+            "Idempotency-Key. Counts against the client address's limit of requests that "
+            "store (429)."
         ),
         security=BEARER,
         responses={

@@ -47,7 +47,7 @@ from service.api.front.hot import (
     content_length,
     header,
 )
-from service.api.front.ratelimit import NOT_LIMITED
+from service.api.front.ratelimit import NOT_LIMITED, OWN_LIMIT, STORES
 from service.api.front.reading import bearer_token
 from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
@@ -461,7 +461,8 @@ class DailyController(Controller):
 
     @post(
         "/{day:str}/runs",
-        opt={BEFORE_FRAMEWORK: official_run_answer},
+        # SHUTBOX_RATE_LIMIT_STORES: a run, or an Idempotency-Key's answer, a request
+        opt={BEFORE_FRAMEWORK: official_run_answer, OWN_LIMIT: STORES},
         operation_id="submitDailyRun",
         summary="Submit the official run of a date",
         description=(
@@ -469,7 +470,8 @@ class DailyController(Controller):
             "is the official one (201). The identical run again: 200 with the same body. "
             "Another run for a played date: 409 pointing at the official run. A date not open "
             "for the player (today in their time zone, or yesterday during the 15 minutes "
-            "after local midnight): 422. Honours Idempotency-Key."
+            "after local midnight): 422. Honours Idempotency-Key. Counts against the client "
+            "address's limit of requests that store (429)."
         ),
         security=BEARER,
         responses={

@@ -27,6 +27,7 @@ from service.api.deps import (
     ServicesDep,
     optional_player,
 )
+from service.api.front.ratelimit import OWN_LIMIT, stores_for_a_player
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
 from service.api.problems import created, documented
 from service.api.schemas import (
@@ -146,6 +147,8 @@ class PracticeController(Controller):
 
     @post(
         "/daily/{day:str}/practice",
+        # SHUTBOX_RATE_LIMIT_STORES: a run kept a request, for a player
+        opt={OWN_LIMIT: stores_for_a_player},
         tags=["Daily Dice"],
         operation_id="practiseDailyDate",
         summary="Practise a date that has closed everywhere",
@@ -158,7 +161,8 @@ class PracticeController(Controller):
             "`GET /v1/players/me/practice`) and Idempotency-Key is honoured; without one it "
             "is answered and kept nowhere. A date still open somewhere on Earth (until "
             "12:15 UTC the next day): 422 `date-not-closed`, saying when it closes. Rate "
-            "limited as `POST /v1/analyze`."
+            "limited as `POST /v1/analyze`, and with a bearer token against the client "
+            "address's limit of requests that store too (429)."
         ),
         security=MAYBE_BEARER,
         responses={

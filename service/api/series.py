@@ -17,6 +17,7 @@ from service import codes
 from service import series as use_cases
 from service.api import problems
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
+from service.api.front.ratelimit import OWN_LIMIT, STORES
 from service.api.idempotency import respond_once
 from service.api.problems import created, documented, resubmitted
 from service.api.schemas import (
@@ -376,13 +377,15 @@ class SeriesController(Controller):
 
     @post(
         "/",
+        opt={OWN_LIMIT: STORES},  # SHUTBOX_RATE_LIMIT_STORES: a series, its round, a seat
         operation_id="createSeries",
         summary="Create a series: a game night over several rounds",
         description=(
             "A series under any rules variant (standard by default), with a format and "
             "computer seats, behind a code to share. The creator is its first player, and "
             "its first round is issued: the computer seats play it at once. Honours "
-            "Idempotency-Key."
+            "Idempotency-Key. Counts against the client address's limit of requests that "
+            "store (429)."
         ),
         security=BEARER,
         responses={
@@ -420,13 +423,15 @@ class SeriesController(Controller):
 
     @post(
         "/{code:str}/players",
+        opt={OWN_LIMIT: STORES},  # SHUTBOX_RATE_LIMIT_STORES: a seat a request
         operation_id="joinSeries",
         summary="Join a series",
         description=(
             f"Takes the next free seat ({MAX_SEATS} at most, the computers' counted) until the "
             "series' first round is complete; 409 from then on, or when every seat is "
             "taken. A player already in gets the series again (200). Honours "
-            "Idempotency-Key."
+            "Idempotency-Key. Counts against the client address's limit of requests that "
+            "store (429)."
         ),
         security=BEARER,
         responses={
@@ -485,6 +490,7 @@ class SeriesController(Controller):
 
     @post(
         "/{code:str}/rounds/{round:str}/runs",
+        opt={OWN_LIMIT: STORES},  # SHUTBOX_RATE_LIMIT_STORES: a run (and the next round) a request
         operation_id="submitSeriesRun",
         summary="Submit the player's run of a round of a series",
         description=(
@@ -492,7 +498,8 @@ class SeriesController(Controller):
             "player plays round k + 1 once they have played round k: a round not reached, "
             "a series the player is out of or that is over, is 422. One run per player per "
             "round: the identical run again is 200 with the same body, another run 409. "
-            "`series` is the series as it stood after the run. Honours Idempotency-Key."
+            "`series` is the series as it stood after the run. Honours Idempotency-Key. "
+            "Counts against the client address's limit of requests that store (429)."
         ),
         security=BEARER,
         responses={

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import secrets
 import string
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -15,41 +14,18 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
-import httpx
-import msgspec
 import pytest
-from litestar import Litestar
 from prometheus_client.registry import CollectorRegistry
 
 from service.api.front.ratelimit import LOOPBACK, RateLimiter, limited_as
-from service.app import create_app
-from service.clock import FixedClock
 from service.settings import Limit, Settings, SettingsError
 from service.store.cache import Cache
-from tests.conftest import NOW
+from tests.conftest import from_address, served
 
 redis_only = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 METRICS_TOKEN = "a-scraper-token-nobody-guesses"
 IN_PROCESS = "testclient"
 """The peer of an in-process client (as the framework's test client names it): no IP."""
-
-
-@asynccontextmanager
-async def served(settings: Settings, **changes: Any) -> AsyncIterator[Litestar]:
-    """The app with ``changes`` to ``settings``, on a Redis prefix of its own (every
-    bucket full), its lifespan running on this event loop: its clients (``from_address``)
-    may send their requests at once (the framework's test client takes one at a time)."""
-    prefix = f"{settings.redis_prefix}{secrets.token_hex(4)}:"
-    changed = msgspec.structs.replace(settings, redis_prefix=prefix, **changes)
-    app = create_app(changed, FixedClock(NOW))
-    async with app.lifespan():
-        yield app
-
-
-def from_address(app: Litestar, host: str, **headers: str) -> httpx.AsyncClient:
-    """A client of ``app`` whose connection comes from ``host``."""
-    transport = httpx.ASGITransport(app=app, client=(host, 40_000))
-    return httpx.AsyncClient(transport=transport, base_url="http://shutbox", headers=headers)
 
 
 def junk_methods(count: int) -> list[str]:

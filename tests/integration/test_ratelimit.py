@@ -13,7 +13,14 @@ import pytest
 from service.api.front.ratelimit import RateLimiter
 from service.settings import Limit, Settings, SettingsError
 from service.store.cache import Cache
-from tests.conftest import ServerProcess, app_with, on_redis_cluster_too
+from tests.conftest import (
+    REDIS_URL,
+    ServerProcess,
+    app_with,
+    from_address,
+    on_redis_cluster_too,
+    served,
+)
 
 
 @pytest.fixture
@@ -73,6 +80,15 @@ def test_limits_are_read_from_settings(text: str, limit: Limit | None) -> None:
 def test_an_unreadable_limit_stops_the_start() -> None:
     with pytest.raises(SettingsError, match="rate limit"):
         Settings.from_env({"SHUTBOX_RATE_LIMIT_ADDRESS": "lots"})
+
+
+def test_each_operations_own_limit_is_read_from_its_variable() -> None:
+    for name in Settings().operation_limits:
+        variable = f"SHUTBOX_RATE_LIMIT_{name.upper()}"
+        assert Settings.from_env({variable: "5/m"}).operation_limits[name] == Limit(5, 60)
+        assert Settings.from_env({variable: "off"}).operation_limits[name] is None
+        with pytest.raises(SettingsError, match="rate limit"):
+            Settings.from_env({variable: "lots"})
 
 
 def scope(peer: str, forwarded: str | None = None) -> Any:
@@ -359,6 +375,27 @@ def test_spellings_are_what_they_say() -> None:
     ]
 
 
+PARAMETERS = {"{code}": "X", "{day}": "2026-11-27", "{round}": "1"}
+"""A value of each path parameter: a request the route's handler answers (a code it
+refuses, a date)."""
+COUNTED_WITH = {("GET", "/v1/boxes/{code}"): "?mode=target"}
+"""What a request must add to its path to count against its operation's own limit, where
+only some of its requests do; every request here has a bearer token (a junk one)."""
+
+
+async def refill(client: httpx.AsyncClient, name: str) -> None:
+    """The client's bucket of the limit ``name`` full again (its Redis key gone)."""
+    import redis.asyncio
+
+    prefix = client.app.state.services.settings.redis_prefix  # type: ignore[attr-defined]
+    shared = redis.asyncio.Redis.from_url(REDIS_URL)
+    try:
+        async for key in shared.scan_iter(match=f"{prefix}*ratelimit*{name}"):
+            await shared.delete(key)
+    finally:
+        await shared.aclose()
+
+
 @pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_an_operations_own_limit_holds_however_its_path_is_written(
     settings: Settings,
@@ -366,8 +403,11 @@ async def test_an_operations_own_limit_holds_however_its_path_is_written(
     """Each operation with a limit of its own (from its handler's ``opt``), each spelling
     of its path once: every spelling takes a token of the one bucket, so the limit is
     spent by them together, and then every spelling is refused. A spelling the router
-    does not read as the route (upper case) is a 404, never the operation."""
-    from service.api.front.ratelimit import OWN_LIMIT
+    does not read as the route (upper case) is a 404, never the operation. The operations
+    that share a limit (``stores``) each spend it from full; those whose requests count
+    only when they store (a token, target mode) are not refused otherwise."""
+    from service.api.boxes import target_seen
+    from service.api.front.ratelimit import OWN_LIMIT, STORES, stores_for_a_player
 
     walked = spellings("/v1/friends")
     limits = {f"rate_limit_{name}": f"{len(walked)}/h" for name in Settings().operation_limits}
@@ -377,18 +417,116 @@ async def test_an_operations_own_limit_holds_however_its_path_is_written(
             ("POST", "/v1/players"): "accounts",
             ("POST", "/v1/players/claim"): "claims",
             ("POST", "/v1/friends"): "friends",
+            ("POST", "/v1/daily/{day}/runs"): STORES,
+            ("POST", "/v1/daily/{day}/practice"): stores_for_a_player,
+            ("POST", "/v1/boxes"): STORES,
+            ("GET", "/v1/boxes/{code}"): target_seen,
+            ("POST", "/v1/boxes/{code}/runs"): STORES,
+            ("POST", "/v1/series"): STORES,
+            ("POST", "/v1/series/{code}/players"): STORES,
+            ("POST", "/v1/series/{code}/rounds/{round}/runs"): STORES,
         }
-        for (method, path), name in own.items():
+        junk = {"Authorization": "Bearer " + "j" * 43}
+        for (method, template), limit in own.items():
+            name = limit if isinstance(limit, str) else STORES
+            await refill(client, name)
+            path = template
+            for parameter, value in PARAMETERS.items():
+                path = path.replace(parameter, value)
             written = spellings(path)
             assert len(written) == len(walked)
+            counted = COUNTED_WITH.get((method, template), "")
 
-            async def send(path: str, method: str = method) -> int:
-                return (await client.request(method, at(client, path), json={})).status_code
+            async def send(path: str, method: str = method, **headers: str) -> int:
+                url = at(client, path)
+                return (await client.request(method, url, json={}, headers=headers)).status_code
 
-            first = [await send(p) for p in written]
-            assert 404 not in first and 429 not in first, (name, first)
-            assert [await send(p) for p in written] == [429] * len(written), name
-            assert await send(path.upper()) == 404
+            first = [await send(p + counted, **junk) for p in written]
+            assert 404 not in first and 429 not in first, (template, first)
+            again = [await send(p + counted, **junk) for p in written]
+            assert again == [429] * len(written), template
+            assert await send(path.upper() + counted, **junk) == 404
+            if not isinstance(limit, str):  # storing nothing: not counted, not refused
+                assert await send(path) != 429, template  # no token
+                assert await send(path + counted) != 429, template
+                if counted:
+                    assert await send(path, **junk) != 429, template
+
+
+# --- one budget per address for every request that stores -------------------------------
+
+
+@pytest.mark.parametrize("redis_mode", ["redis", "no-redis"], indirect=True)
+async def test_the_requests_that_store_share_one_budget_per_address(
+    settings: Settings, database_url: str
+) -> None:
+    """Spent on some storing operations, the budget refuses every other one from the
+    address (429, Retry-After), storing nothing; what stores nothing goes on, and so
+    does another address."""
+    from tests.conftest import NOW, fetchval
+    from tests.integration.api.helpers import auth, new_player
+    from tests.runs import legal_runs
+
+    today, closed = NOW.date().isoformat(), "2026-11-20"
+    async with (
+        served(settings, rate_limit_stores="3/h") as app,
+        from_address(app, "198.51.100.29") as client,
+    ):
+        player = await new_player(client)
+        mine = auth(player)
+        dice = (await client.get(f"/v1/daily/{today}")).json()["dice"]
+        old_dice = (await client.get(f"/v1/daily/{closed}")).json()["dice"]
+        run, practice = legal_runs(dice, 1)[0], legal_runs(old_dice, 1)[0]
+        spent = [
+            await client.post(f"/v1/daily/{today}/runs", json={"moves": run}, headers=mine),
+            await client.post(
+                f"/v1/daily/{closed}/practice", json={"moves": practice}, headers=mine
+            ),
+            await client.post("/v1/boxes", json={}, headers=mine),
+        ]
+        assert [a.status_code for a in spent] == [201] * 3, [a.text for a in spent]
+        box = spent[2].json()["code"]
+        refused = [
+            await client.post("/v1/boxes", json={}, headers=mine),
+            await client.post(
+                "/v1/series", json={"format": {"kind": "rounds", "rounds": 3}}, headers=mine
+            ),
+            await client.post(f"/v1/boxes/{box}/runs", json={"moves": []}, headers=mine),
+            await client.get(f"/v1/boxes/{box}?mode=target", headers=mine),
+            await client.post(
+                f"/v1/daily/{closed}/practice", json={"moves": practice}, headers=mine
+            ),
+            await client.post(f"/v1/daily/{today}/runs", json={"moves": run}, headers=mine),
+            await client.post("/v1/series/X/players", headers=mine),
+            await client.post("/v1/series/X/rounds/1/runs", json={}, headers=mine),
+        ]
+        for answer in refused:
+            assert answer.status_code == 429, (answer.request.url, answer.text)
+            assert answer.json()["type"] == "/problems/rate-limited"
+            assert int(answer.headers["retry-after"]) >= 1
+        boxes = "SELECT count(*) FROM boxes WHERE owner_id = $1"
+        assert await fetchval(database_url, boxes, player["id"]) == 1
+        # What stores nothing: practice without a token, a box in blind mode, a code.
+        anonymous = await client.post(f"/v1/daily/{closed}/practice", json={"moves": practice})
+        assert anonymous.status_code == 201, anonymous.text
+        assert (await client.get(f"/v1/boxes/{box}", headers=mine)).status_code == 200
+        assert (await client.get(f"/v1/boxes/{box}?mode=target")).status_code == 200
+        assert (await client.post("/v1/players/me/friend-code", headers=mine)).status_code == 201
+        async with from_address(app, "198.51.100.30") as other:
+            assert (await other.post("/v1/boxes", json={}, headers=mine)).status_code == 201
+        assert await fetchval(database_url, boxes, player["id"]) == 2
+
+
+@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
+async def test_the_budget_of_requests_that_store_can_be_turned_off(settings: Settings) -> None:
+    from tests.integration.api.helpers import auth, new_player
+
+    async with app_with(settings, rate_limit_address="20/h", rate_limit_stores="off") as client:
+        mine = auth(await new_player(client))
+        made = [
+            (await client.post("/v1/boxes", json={}, headers=mine)).status_code for _ in range(8)
+        ]
+    assert made == [201] * 8
 
 
 @pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)

@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Create a Friend Box
-         * @description A fresh sequence under any rules variant (standard by default) behind a code to share. The owner plays it like anyone else. With `from_run`, a box of a round the player has just played on a deal (`POST /v1/deals`), that run (verified and analysed as any box run) being the owner's: one deal makes one box (409 `deal-used`), a forged or expired deal is 422, an illegal run 422. Honours Idempotency-Key.
+         * @description A fresh sequence under any rules variant (standard by default) behind a code to share. The owner plays it like anyone else. With `from_run`, a box of a round the player has just played on a deal (`POST /v1/deals`), that run (verified and analysed as any box run) being the owner's: one deal makes one box (409 `deal-used`), a forged or expired deal is 422, an illegal run 422. Honours Idempotency-Key. Counts against the client address's limit of requests that store (429).
          */
         post: operations["createBox"];
         delete?: never;
@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * A box: its rules and dice, and in target mode the owner's final position
-         * @description Blind mode shows nothing of the owner's result. Target mode shows the owner's final open tiles and score once the owner has played, and only to an authenticated player, whose run of the box is a target run from then on, whatever mode it names. A code whose check symbol fails is 400 (mistyped); an unknown code is 404.
+         * @description Blind mode shows nothing of the owner's result. Target mode shows the owner's final open tiles and score once the owner has played, and only to an authenticated player, whose run of the box is a target run from then on, whatever mode it names (a request in target mode with a token counts against the client address's limit of requests that store: 429). A code whose check symbol fails is 400 (mistyped); an unknown code is 404.
          */
         get: operations["getBox"];
         put?: never;
@@ -132,7 +132,7 @@ export interface paths {
         put?: never;
         /**
          * Submit the player's run of a box
-         * @description Verified, scored and analysed on the box's dice and rules. One run per player per box: the identical run again is 200 with the same body, another run 409. `versus` compares with the owner's score once the owner has played. Honours Idempotency-Key.
+         * @description Verified, scored and analysed on the box's dice and rules. One run per player per box: the identical run again is 200 with the same body, another run 409. `versus` compares with the owner's score once the owner has played. Honours Idempotency-Key. Counts against the client address's limit of requests that store (429).
          */
         post: operations["submitBoxRun"];
         delete?: never;
@@ -232,7 +232,7 @@ export interface paths {
         put?: never;
         /**
          * Practise a date that has closed everywhere
-         * @description Verifies and analyses the run on the date's dice as an official run is, and says where its score would have ranked among the date's official runs (this run counted as one more player). Never official: no streak, no rank, no history, no leaderboard. With a bearer token it is kept as the player's practice run of the date (one a date: the latest replaces the one before, `GET /v1/players/me/practice`) and Idempotency-Key is honoured; without one it is answered and kept nowhere. A date still open somewhere on Earth (until 12:15 UTC the next day): 422 `date-not-closed`, saying when it closes. Rate limited as `POST /v1/analyze`.
+         * @description Verifies and analyses the run on the date's dice as an official run is, and says where its score would have ranked among the date's official runs (this run counted as one more player). Never official: no streak, no rank, no history, no leaderboard. With a bearer token it is kept as the player's practice run of the date (one a date: the latest replaces the one before, `GET /v1/players/me/practice`) and Idempotency-Key is honoured; without one it is answered and kept nowhere. A date still open somewhere on Earth (until 12:15 UTC the next day): 422 `date-not-closed`, saying when it closes. Rate limited as `POST /v1/analyze`, and with a bearer token against the client address's limit of requests that store too (429).
          */
         post: operations["practiseDailyDate"];
         delete?: never;
@@ -252,7 +252,7 @@ export interface paths {
         put?: never;
         /**
          * Submit the official run of a date
-         * @description Verifies, scores and analyses the run; the first accepted run per player and date is the official one (201). The identical run again: 200 with the same body. Another run for a played date: 409 pointing at the official run. A date not open for the player (today in their time zone, or yesterday during the 15 minutes after local midnight): 422. Honours Idempotency-Key.
+         * @description Verifies, scores and analyses the run; the first accepted run per player and date is the official one (201). The identical run again: 200 with the same body. Another run for a played date: 409 pointing at the official run. A date not open for the player (today in their time zone, or yesterday during the 15 minutes after local midnight): 422. Honours Idempotency-Key. Counts against the client address's limit of requests that store (429).
          */
         post: operations["submitDailyRun"];
         delete?: never;
@@ -614,7 +614,7 @@ export interface paths {
         put?: never;
         /**
          * Create a series: a game night over several rounds
-         * @description A series under any rules variant (standard by default), with a format and computer seats, behind a code to share. The creator is its first player, and its first round is issued: the computer seats play it at once. Honours Idempotency-Key.
+         * @description A series under any rules variant (standard by default), with a format and computer seats, behind a code to share. The creator is its first player, and its first round is issued: the computer seats play it at once. Honours Idempotency-Key. Counts against the client address's limit of requests that store (429).
          */
         post: operations["createSeries"];
         delete?: never;
@@ -654,7 +654,7 @@ export interface paths {
         put?: never;
         /**
          * Join a series
-         * @description Takes the next free seat (16 at most, the computers' counted) until the series' first round is complete; 409 from then on, or when every seat is taken. A player already in gets the series again (200). Honours Idempotency-Key.
+         * @description Takes the next free seat (16 at most, the computers' counted) until the series' first round is complete; 409 from then on, or when every seat is taken. A player already in gets the series again (200). Honours Idempotency-Key. Counts against the client address's limit of requests that store (429).
          */
         post: operations["joinSeries"];
         delete?: never;
@@ -674,7 +674,7 @@ export interface paths {
         put?: never;
         /**
          * Submit the player's run of a round of a series
-         * @description Verified, scored and analysed on the round's dice and the series' rules. A player plays round k + 1 once they have played round k: a round not reached, a series the player is out of or that is over, is 422. One run per player per round: the identical run again is 200 with the same body, another run 409. `series` is the series as it stood after the run. Honours Idempotency-Key.
+         * @description Verified, scored and analysed on the round's dice and the series' rules. A player plays round k + 1 once they have played round k: a round not reached, a series the player is out of or that is over, is 422. One run per player per round: the identical run again is 200 with the same body, another run 409. `series` is the series as it stood after the run. Honours Idempotency-Key. Counts against the client address's limit of requests that store (429).
          */
         post: operations["submitSeriesRun"];
         delete?: never;

@@ -10,7 +10,11 @@ belongs to a client address (a token's bucket too: a token's limit counts its
 requests from each address), so that the buckets of one request share a hash slot
 on a Redis Cluster and one script call takes them all or none. Creating a
 player, claiming a transfer code and redeeming a friend code have limits per address of
-their own, on top: accounts are cheap to make and codes must not be guessed. The client
+their own, on top: accounts are cheap to make and codes must not be guessed. So does
+storing: every operation that can make the database hold rows no other limit bounds
+(boxes, series and their runs, official and practice runs, a box's target seen) counts
+against one budget per address, ``stores``, which they share: what one address can
+make the database hold in a day is bounded (docs/operations.md). The client
 address is the connection's peer, or the first address in ``X-Forwarded-For`` not
 added by a trusted proxy when the peer is one of ``SHUTBOX_TRUSTED_PROXIES``; its limits
 count by network (``limited_as``): an IPv4 address (an IPv4-mapped IPv6 one too), an
@@ -33,6 +37,7 @@ import hashlib
 import ipaddress
 import math
 import time
+from collections.abc import Callable
 from typing import Final, cast
 
 import msgspec
@@ -51,7 +56,22 @@ from service.store.cache import Cache
 OWN_LIMIT: Final = "own_limit"
 """A route handler's ``opt``: the limit of its own per client address its requests
 count against, on top of the general ones, by its name in ``Settings.operation_limits``
-(``accounts``, ``claims``, ``friends``)."""
+(``accounts``, ``claims``, ``friends``, ``stores``); or a test of the request's routed
+scope giving that name, or None where the request stores nothing (``OwnLimit``). One
+name, one bucket per address: the handlers that give the same name share it."""
+OwnLimit = str | Callable[[Scope], str | None]
+STORES: Final = "stores"
+"""The own limit every operation that can make the database hold rows no other limit
+bounds counts against, one budget per address (``SHUTBOX_RATE_LIMIT_STORES``)."""
+
+
+def stores_for_a_player(scope: Scope) -> str | None:
+    """The ``OWN_LIMIT`` of an operation that stores only for a player: ``STORES`` when
+    the request has a bearer token (a practice run is kept), else None (answered, kept
+    nowhere)."""
+    return STORES if bearer_token(header(scope, b"authorization") or "") else None
+
+
 NOT_LIMITED: Final = "not_limited"
 """A route handler's ``opt``: its requests are not limited at all: True, or a test of
 the request's routed scope (the Daily Dice feed: a path that names a date; anything else
@@ -476,7 +496,10 @@ def rate_limit_middleware(app: ASGIApp) -> ASGIApp:
         if exempt is not None and (exempt is True or exempt(scope)):
             await app(scope, receive, send)
             return
-        wait = await scope["app"].state.services.limiter.wait_for(scope, opt.get(OWN_LIMIT))
+        own: OwnLimit | None = opt.get(OWN_LIMIT)
+        if callable(own):
+            own = own(scope)
+        wait = await scope["app"].state.services.limiter.wait_for(scope, own)
         if wait <= 0:
             await app(scope, receive, send)
             return
