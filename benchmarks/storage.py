@@ -152,22 +152,23 @@ async def make_rows(client: httpx.AsyncClient, players: int) -> None:
         assert redeemed.status_code in (200, 201), redeemed.text
 
 
-async def table_rows(url: str, players: int) -> dict[str, float]:
-    """Bytes a row of each table, made through the app."""
-    settings = Settings(
+def unlimited(url: str) -> Settings:
+    """The service's settings here: warnings only, every rate limit off."""
+    return Settings(
         database_url=url,
         redis_prefix=f"storage-{secrets.token_hex(4)}:",
         secret="storage-benchmark",
         log_level="WARNING",
+        **{f"rate_limit_{name}": "off" for name in Settings().operation_limits},
         rate_limit_address="off",
         rate_limit_token="off",
-        rate_limit_accounts="off",
-        rate_limit_claims="off",
-        rate_limit_friends="off",
-        rate_limit_stores="off",
         solver_rate_limit="off",
     )
-    app = create_app(settings, FixedClock(NOW))
+
+
+async def table_rows(url: str, players: int) -> dict[str, float]:
+    """Bytes a row of each table, made through the app."""
+    app = create_app(unlimited(url), FixedClock(NOW))
     async with app.lifespan():
         connection = await asyncpg.connect(url)
         try:
@@ -206,16 +207,7 @@ async def largest_requests(url: str, count: int) -> dict[str, float]:
     playing as they do, to the series' end (``to_score`` 1000), on each of
     ``SERIES_TILES``: a run's answer holds the standings, so its bytes grow with the
     rounds played, and the figure is their mean over whole series."""
-    settings = Settings(
-        database_url=url,
-        redis_prefix=f"storage-{secrets.token_hex(4)}:",
-        secret="storage-benchmark",
-        log_level="WARNING",
-        **{f"rate_limit_{name}": "off" for name in Settings().operation_limits},
-        rate_limit_address="off",
-        rate_limit_token="off",
-        solver_rate_limit="off",
-    )
+    settings = unlimited(url)
     twelve = Rules(tiles=12)
     found: dict[str, float] = {}
     app = create_app(settings, FixedClock(NOW))

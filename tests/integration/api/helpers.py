@@ -9,7 +9,6 @@ from typing import Any
 import asyncpg
 import httpx
 
-from service.codes import new_code
 from service.rules.ruleset import Roll
 from tests.conftest import fetchval
 
@@ -72,32 +71,3 @@ async def insert_run(connection: asyncpg.Connection, player_id: str, day: str, s
         date.fromisoformat(day),
         score,
     )
-
-
-async def insert_box(
-    connection: asyncpg.Connection,
-    owner_id: str,
-    dice: tuple[Roll, ...],
-    algorithm: str,
-    **columns: object,
-) -> str:
-    """The code of a Friend Box of ``dice`` written straight to the tables (its sequence,
-    then the box with ``columns`` besides its own), without a word to the listeners."""
-    code = new_code()
-    await connection.execute(
-        "INSERT INTO sequences (id, rules, dice, algorithm, issued_at) "
-        "VALUES ($1, '{}'::jsonb, $2, $3, now())",
-        f"box/{code}",
-        [d for roll in dice for d in roll],
-        algorithm,
-    )
-    names = ", ".join(["code", "owner_id", "sequence_id", "created_at", *columns])
-    values = ", ".join(["$1", "$2", "$3", "now()", *(f"${4 + i}" for i in range(len(columns)))])
-    await connection.execute(
-        f"INSERT INTO boxes ({names}) VALUES ({values})",
-        code,
-        uuid.UUID(owner_id),
-        f"box/{code}",
-        *columns.values(),
-    )
-    return code
