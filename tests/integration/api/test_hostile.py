@@ -42,6 +42,7 @@ EXAMPLES: Final[dict[str, dict[str, Any]]] = {
     "Claim": {"code": "7M3Q-K2ZD-PX4T9"},
     "RunSubmission": {"moves": MOVES},
     "NewBox": {"rules": RULES},
+    "NewDeal": {"rules": RULES},
     "BoxRunSubmission": {"moves": MOVES, "mode": "blind"},
     "NewSeries": {
         "rules": RULES,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import secrets
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import TypeVar
 
 import httpx
@@ -51,7 +51,7 @@ Parsed = TypeVar("Parsed")
 Expected = TypeVar("Expected")
 
 STANDARD_TILES = list(range(1, 10))
-DAY = "2026-11-29"  # any date: the proxy answers before the service reads it
+DAY = date(2026, 11, 29)  # any date: the proxy answers before the service reads it
 TIMEOUT = httpx.Timeout(60.0)
 
 
@@ -111,9 +111,9 @@ def left_open(moves: list[list[int]]) -> list[int]:
 
 def daily_dice(base_url: str) -> None:
     api, alice = player(base_url, "Alice (Python)")
-    day = datetime.now(UTC).date().isoformat()  # the player is in UTC: today is open
+    day = datetime.now(UTC).date()  # the player is in UTC: today is open
     daily = expect(get_daily_dice.sync_detailed(day, client=api), DailyDice, 200)
-    assert daily.date.isoformat() == day and daily.sequence == f"daily/{day}", daily
+    assert daily.date == day and daily.sequence == f"daily/{day.isoformat()}", daily
     assert len(daily.dice) == daily.rules.tiles + 1 == 10, daily
 
     # An illegal run: 422, parsed as the problem the document names, with its members.
@@ -133,13 +133,15 @@ def daily_dice(base_url: str) -> None:
     result = expect(submitted, DailyRunResult, 201)
     assert result.official and result.sequence == daily.sequence, result
     assert result.open_ == left_open(moves) and result.shut == (result.open_ == []), result
-    assert result.analysis.total_cost == result.score - result.analysis.best_possible
-    assert sum(m.hindsight_cost for m in result.analysis.moves) == result.analysis.total_cost
+    analysis = result.analysis
+    assert analysis.hindsight and analysis.best_possible is not None, "an official run's"
+    assert analysis.total_cost == result.score - analysis.best_possible
+    assert sum(m.hindsight_cost or 0 for m in analysis.moves) == analysis.total_cost
     assert 1 <= result.rank.position <= result.rank.players, result.rank
     assert 0 <= result.rank.percentile <= 100, result.rank
     assert result.streak.current == 1 and result.streak.played_today, result.streak
     assert result.streak.last_played is not None, result.streak
-    assert result.streak.last_played.isoformat() == day, result.streak
+    assert result.streak.last_played == day, result.streak
 
     mine = expect(get_my_daily_run.sync_detailed(day, client=api), OfficialRunResult, 200)
     assert (mine.run_id, mine.score, mine.moves) == (result.run_id, result.score, result.moves)
