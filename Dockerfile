@@ -2,7 +2,7 @@
 #
 # The project is installed editable from /app: service/store/db.py finds the SQL
 # migrations relative to the source tree (/app/service -> /app/sql), so the repo
-# layout is kept as it is. Settings come from the environment (service/settings.py);
+# layout is kept as it is. Settings come from the environment (service/support/settings.py);
 # DATABASE_URL and SHUTBOX_SECRET must be given (see docker-compose.yml).
 FROM python:3.11-slim
 

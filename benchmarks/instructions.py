@@ -59,8 +59,8 @@ Call = Callable[[str, str, bytes, list[tuple[bytes, bytes]]], Awaitable[tuple[in
 async def _serve(what: str, count: int, way: str) -> None:
     """In this process: the app started, ``WARM_UP`` requests, then ``count`` more."""
     from service.app import App, create_app
-    from service.clock import SystemClock
-    from service.settings import Settings
+    from service.support.clock import SystemClock
+    from service.support.settings import Settings
 
     app = create_app(Settings.from_env(), SystemClock())
     assert isinstance(app, App)

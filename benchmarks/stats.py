@@ -48,10 +48,10 @@ from benchmarks.processes import (
     service_env,
 )
 from benchmarks.scale import percentile
-from service.calendar import StreakRuns
 from service.store import daily, players
 from service.store.daily import DailyRun
 from service.store.db import create_pool, migrate
+from service.support.calendar import StreakRuns
 from tests.recount import recount
 from tests.resources import HOST, free_port, throwaway_database
 

@@ -40,12 +40,12 @@ import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from service.app import create_app
-from service.clock import FixedClock
 from service.rules import computers
 from service.rules.ruleset import Rules
-from service.settings import Limit, Settings
 from service.store import tables as stored_tables
 from service.store.db import create_pool, migrate
+from service.support.clock import FixedClock
+from service.support.settings import Limit, Settings
 from tests.resources import throwaway_database
 from tests.runs import legal_runs
 

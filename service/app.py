@@ -29,7 +29,6 @@ from litestar.types import (
     Send,
 )
 
-from service import logs
 from service.api import problems
 from service.api.bodies import StrictBodyRequest, describe_request_bodies
 from service.api.boxes import BoxesController
@@ -55,14 +54,15 @@ from service.api.players import PlayersController
 from service.api.practice import PracticeController
 from service.api.series import SeriesController
 from service.api.stats import StatsController
-from service.clock import Clock, SystemClock
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED
-from service.settings import Settings
-from service.solving import Solver
 from service.store import daily, embedded, idempotency
 from service.store.cache import Cache
 from service.store.db import create_pool, migrate
+from service.store.solving import Solver
+from service.support import logs
+from service.support.clock import Clock, SystemClock
+from service.support.settings import Settings
 from service.web import play_router
 
 VERSION = "1.0.0"
@@ -333,7 +333,7 @@ def create_app(settings: Settings | None = None, clock: Clock | None = None) -> 
         body_timeout=settings.body_timeout,
         request_class=StrictBodyRequest,  # bodies decoded strictly into their structs
         cors_config=cors_config(settings),
-        logging_config=None,  # service.logs configures JSON logging
+        logging_config=None,  # service.support.logs configures JSON logging
         debug=False,
     )
     app.serve_before_framework(service_middleware)

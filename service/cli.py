@@ -26,7 +26,7 @@ from service.rules.ruleset import (
     Rules,
 )
 from service.rules.solver import solution
-from service.settings import Settings, SettingsError
+from service.support.settings import Settings, SettingsError
 
 
 def _tile_list(text: str) -> list[int]:

@@ -28,8 +28,8 @@ import msgspec
 import pytest
 import redis
 
-from service.clock import FixedClock
-from service.settings import Settings
+from service.support.clock import FixedClock
+from service.support.settings import Settings
 from tests.resources import free_port, throwaway_database
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from datetime import datetime
 from litestar import Litestar
 
 from service.app import create_app
-from service.clock import FixedClock
-from service.settings import Settings
+from service.support.clock import FixedClock
+from service.support.settings import Settings
 
 
 def create() -> Litestar:

@@ -25,7 +25,7 @@ from litestar.handlers import HTTPRouteHandler
 
 from service.api import problems
 from service.caching import cached
-from service.i18n import N_, _
+from service.support.i18n import N_, _
 
 DATA: Final = "data"  # the parameter of a handler that takes the request body
 

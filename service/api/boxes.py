@@ -16,7 +16,6 @@ from litestar.params import JSONBody, PathParameter, QueryParameter
 from litestar.types import Scope
 from msgspec import UNSET, Meta, UnsetType
 
-from service import codes
 from service.api import problems
 from service.api.deps import (
     BEARER,
@@ -50,7 +49,6 @@ from service.api.schemas import (
     run_result,
 )
 from service.api.tables import held_tables
-from service.i18n import _
 from service.rules.analysis import report
 from service.rules.dice import box_sequence_id
 from service.rules.ruleset import Roll, Rules
@@ -59,6 +57,8 @@ from service.store.boxes import Box, Mode, NewBoxRun, OwnersRun
 from service.store.db import Connection, Database
 from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
+from service.support import codes
+from service.support.i18n import _
 
 # Read by problems.parsed_code, which answers 400 invalid-code or mistyped-code.
 CodePath = Annotated[

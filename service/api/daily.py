@@ -69,18 +69,18 @@ from service.api.schemas import (
 )
 from service.api.tables import held_tables
 from service.caching import IdentityMemo
-from service.calendar import has_begun, has_closed_everywhere, local_today, named_date
-from service.daily import DateNotOpen, Submission, TokenHash
-from service.i18n import LOCALISED, _, current, long_date, ngettext, number
 from service.rules.analysis import Hindsight, Report
 from service.rules.ruleset import Roll
-from service.settings import Settings
 from service.store import daily
 from service.store.daily import DailyRun, UnknownToken
 from service.store.db import Connection
 from service.store.players import PlayerRow, token_hash
 from service.store.ranks import Rank
 from service.store.runs import AlreadyPlayed
+from service.support.calendar import has_begun, has_closed_everywhere, local_today, named_date
+from service.support.i18n import LOCALISED, _, current, long_date, ngettext, number
+from service.support.settings import Settings
+from service.usecases.daily import DateNotOpen, Submission, TokenHash
 
 CACHE_CONTROL: Final = b"public, max-age=86400"
 SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}

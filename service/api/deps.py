@@ -15,12 +15,6 @@ from service.api import problems
 from service.api.front.ratelimit import RateLimiter
 from service.api.front.reading import bearer_token
 from service.caching import LRU
-from service.clock import Clock
-from service.daily import DailyRuns
-from service.deals import signing_key
-from service.i18n import _, player_language
-from service.practice import PracticeRuns
-from service.settings import Settings
 from service.store import daily as store_daily
 from service.store import players
 from service.store.batch import Batcher, SharedFlight
@@ -28,6 +22,12 @@ from service.store.cache import Cache, RedisState
 from service.store.daily import NewRun, Stored, TokenRun
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms
+from service.support.clock import Clock
+from service.support.i18n import _, player_language
+from service.support.settings import Settings
+from service.usecases.daily import DailyRuns
+from service.usecases.deals import signing_key
+from service.usecases.practice import PracticeRuns
 
 if TYPE_CHECKING:
     from service.api.daily import Feed

@@ -13,7 +13,6 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter
 from msgspec import Meta
 
-from service import codes, friends
 from service.api import problems
 from service.api.daily import DatePath, check_begun, check_ranking_shown, parse_date
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
@@ -21,9 +20,11 @@ from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import respond_once
 from service.api.problems import created, documented
 from service.api.schemas import NAME, SCORE, SHUT, StreakFigures, streak_figures
-from service.i18n import _, number
 from service.store.db import Connection
 from service.store.players import PlayerRow
+from service.support import codes
+from service.support.i18n import _, number
+from service.usecases import friends
 
 FriendPath = Annotated[
     UUID, PathParameter(description="The friend's player id (a UUID), as GET /v1/friends has it.")

@@ -17,7 +17,6 @@ from litestar.params import FromQuery, JSONBody, QueryParameter
 from litestar.types import Scope
 from msgspec import UNSET, Meta, UnsetType
 
-from service import deals
 from service.api import problems
 from service.api.bodies import decode
 from service.api.deps import AnyRequest, Services, ServicesDep
@@ -40,7 +39,6 @@ from service.api.schemas import (
 )
 from service.api.tables import held_tables
 from service.caching import cached
-from service.i18n import LANGUAGES, LOCALISED, N_, Language, _, current, speaking
 from service.rules.analysis import report
 from service.rules.dice import check_dice
 from service.rules.ruleset import (
@@ -67,6 +65,8 @@ from service.rules.ruleset import (
     tiles_of,
 )
 from service.rules.solver import Hint, Solution, hint, solution
+from service.support.i18n import LANGUAGES, LOCALISED, N_, Language, _, current, speaking
+from service.usecases import deals
 
 DealToken = Annotated[
     str,

@@ -11,9 +11,9 @@ from litestar import Request, Response
 
 from service.api import problems
 from service.api.deps import Services
-from service.i18n import _, write_in, written_in
 from service.store import idempotency
 from service.store.db import Connection
+from service.support.i18n import _, write_in, written_in
 
 HEADER: Final = "idempotency-key"
 JSON: Final = "application/json"

@@ -34,17 +34,17 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from service import logs
 from service.api import problems
 from service.api.deps import AnyRequest, ServicesDep
 from service.api.front.hot import header
 from service.api.front.ratelimit import LOOPBACK, NOT_LIMITED, RateLimiter, ip_of
 from service.api.front.reading import bearer_token
 from service.caching import registered
-from service.i18n import _
-from service.settings import Settings
 from service.store.batch import SharedFlight
 from service.store.cache import Cache, RedisState
+from service.support import logs
+from service.support.i18n import _
+from service.support.settings import Settings
 
 DatabaseState = Literal["up", "down"]
 

@@ -15,7 +15,6 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody
 from msgspec import UNSET, Meta, UnsetType
 
-from service import codes, tokens
 from service.api import problems
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.front.ratelimit import OWN_LIMIT
@@ -32,12 +31,13 @@ from service.api.schemas import (
     streak_out,
 )
 from service.caching import cached
-from service.calendar import local_today, open_dates
-from service.i18n import Language, _
 from service.store import daily, players
 from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.ranks import Rank
+from service.support import codes, tokens
+from service.support.calendar import local_today, open_dates
+from service.support.i18n import Language, _
 
 # A name and a time zone say more than their shape: checked_name and checked_time_zone
 # answer 422 (invalid-name, unknown-time-zone) for what does not fit, the empty text and

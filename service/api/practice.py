@@ -40,10 +40,10 @@ from service.api.schemas import (
     move_in,
     run_result,
 )
-from service.i18n import _, long_date
-from service.practice import DateNotClosed, Practice, PracticeEntry
 from service.store.db import Connection
 from service.store.ranks import Rank
+from service.support.i18n import _, long_date
+from service.usecases.practice import DateNotClosed, Practice, PracticeEntry
 
 
 class WouldRank(msgspec.Struct, frozen=True):

@@ -27,13 +27,13 @@ from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 from litestar.types import Receive, Scope, Send
 from msgspec import UNSET, Meta, UnsetType
 
-from service import codes
-from service.i18n import LOCALISED, N_, _
-from service.logs import ClientClosedRequest
 from service.rules.dice import InvalidDice
 from service.rules.errors import IllegalRun
 from service.rules.ruleset import Roll, tiles_of
 from service.store.db import TIMED_OUT, UNAVAILABLE
+from service.support import codes
+from service.support.i18n import LOCALISED, N_, _
+from service.support.logs import ClientClosedRequest
 
 log = logging.getLogger("shutbox.errors")
 

@@ -10,10 +10,7 @@ from litestar.openapi.spec import Schema
 from litestar.params import QueryParameter
 from msgspec import Meta
 
-from service import codes
 from service.caching import IdentityMemo, cached
-from service.calendar import ISO_DATE, StreakRuns, current_streak
-from service.i18n import LANGUAGES, LOCALISED, N_, Language, _, current, speaking
 from service.rules.analysis import COMPUTER_RUNS_KEPT, Analysis, Label, MoveAnalysis, Report
 from service.rules.computers import ComputerRun
 from service.rules.replay import Move
@@ -32,6 +29,9 @@ from service.rules.ruleset import (
     tiles_of,
 )
 from service.store.ranks import Rank
+from service.support import codes
+from service.support.calendar import ISO_DATE, StreakRuns, current_streak
+from service.support.i18n import LANGUAGES, LOCALISED, N_, Language, _, current, speaking
 
 TileIn = Annotated[int, Meta(ge=1, le=12, description="A tile, 1..12.")]
 Die = Annotated[int, Meta(ge=1, le=6)]

@@ -13,8 +13,6 @@ from litestar.params import JSONBody, PathParameter
 from litestar.plugins.problem_details import ProblemDetailsException
 from msgspec import UNSET, Meta, UnsetType
 
-from service import codes
-from service import series as use_cases
 from service.api import problems
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.front.ratelimit import OWN_LIMIT, STORES
@@ -33,10 +31,14 @@ from service.api.schemas import (
     run_result,
 )
 from service.api.tables import held_tables
-from service.i18n import N_, _
 from service.rules.ruleset import Roll, Rules
 from service.rules.solver import Tables
-from service.series import (
+from service.store.db import Connection
+from service.store.runs import AlreadyPlayed
+from service.support import codes
+from service.support.i18n import N_, _
+from service.usecases import series as use_cases
+from service.usecases.series import (
     MAX_ROUNDS,
     MAX_SEATS,
     Computer,
@@ -48,8 +50,6 @@ from service.series import (
     Status,
     ToScore,
 )
-from service.store.db import Connection
-from service.store.runs import AlreadyPlayed
 
 SERIES_CODE: Final = N_("series code")
 COMPUTER_NAMES: Final[dict[Computer, str]] = {

@@ -7,10 +7,10 @@ from __future__ import annotations
 from litestar.types import Scope
 
 from service.api import problems
-from service.i18n import _
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED, Tables
-from service.solving import Solver, SolverBusy, TooManySolves
+from service.store.solving import Solver, SolverBusy, TooManySolves
+from service.support.i18n import _
 
 
 async def held_tables(scope: Scope, rules: Rules) -> Tables:

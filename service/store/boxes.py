@@ -11,8 +11,6 @@ from typing import Literal
 import asyncpg
 import msgspec
 
-from service.codes import new_code
-from service.places import page_places
 from service.rules.dice import ALGORITHM, box_sequence_id, derive_dice
 from service.rules.ruleset import Roll, Rules
 from service.store import sequences
@@ -20,6 +18,8 @@ from service.store.cache import Cache
 from service.store.db import QUERIES, Connection, Database, connection_of, row_as
 from service.store.runs import Accepted, StoredRun, moves_digest, resubmission, stored_run
 from service.store.sequences import IssuedSequence
+from service.support.codes import new_code
+from service.support.places import page_places
 
 Mode = Literal["blind", "target"]
 RUN_ALGORITHM = "player-run"

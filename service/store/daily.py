@@ -3,7 +3,7 @@ counters of their runs, ``PlayerCounters``) and its date's histogram in one stat
 several submissions to a statement under load.
 
 A run is stored compactly: its moves, its score, and its rank and streak as they stood
-at submission. Its answer is rendered from those (``service.daily``), never kept.
+at submission. Its answer is rendered from those (``service.usecases.daily``), never kept.
 """
 
 from __future__ import annotations
@@ -17,7 +17,11 @@ from typing import Any, Final
 import asyncpg
 import msgspec
 
-from service.calendar import (
+from service.store.db import QUERIES, UNAVAILABLE, Connection, row_as
+from service.store.players import PlayerRow
+from service.store.ranks import DayCounts, Histogram, Histograms, Rank, rank_from, rank_in
+from service.store.runs import AlreadyPlayed
+from service.support.calendar import (
     StreakRuns,
     current_streak,
     is_open_for,
@@ -25,10 +29,6 @@ from service.calendar import (
     streak_after,
     streak_runs,
 )
-from service.store.db import QUERIES, UNAVAILABLE, Connection, row_as
-from service.store.players import PlayerRow
-from service.store.ranks import DayCounts, Histogram, Histograms, Rank, rank_from, rank_in
-from service.store.runs import AlreadyPlayed
 
 COUNTER_SHARDS: Final = 16
 """Counter rows per (date, score): concurrent transactions rarely update the same one."""
@@ -190,7 +190,7 @@ async def submit_batch_by_tokens(
     the batch's reads (``daily_batch_read_by_tokens``): one round trip fewer than looking
     them up first. Each: its player and what ``submit_batch`` answers, or
     ``UnknownToken``, ``NotOpen`` (the date is not open for the player,
-    ``service.calendar.is_open_for``; nothing stored for either)."""
+    ``service.support.calendar.is_open_for``; nothing stored for either)."""
     async with pool.acquire() as connection:
         found = _tokens_read.decode(
             await connection.fetchval(

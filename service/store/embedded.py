@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from service.settings import Settings
+from service.support.settings import Settings
 
 log = logging.getLogger("shutbox.embedded")
 

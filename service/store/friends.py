@@ -10,8 +10,8 @@ from typing import Literal
 import asyncpg
 import msgspec
 
-from service.calendar import StreakRuns
 from service.store.db import QUERIES, Database, connection_of, row_as
+from service.support.calendar import StreakRuns
 
 Befriending = Literal["created", "already", "mine_full", "theirs_full"]
 """How making two players friends went: done now, done before, or refused because one
@@ -24,7 +24,7 @@ class Friend(msgspec.Struct, frozen=True):
 
 
 class FriendRow(msgspec.Struct, frozen=True):
-    """A friend with what their streak is made of (``service.calendar.current_streak``)."""
+    """A friend with what their streak is made of (``service.support.calendar.current_streak``)."""
 
     id: uuid.UUID
     name: str | None

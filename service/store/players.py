@@ -12,8 +12,8 @@ from typing import Final
 import asyncpg
 import msgspec
 
-from service.i18n import Language
 from service.store.db import QUERIES, Connection, connection_of
+from service.support.i18n import Language
 
 TIME_ZONE_CHANGE_EVERY: Final = timedelta(hours=24)
 TRANSFER_CODE_VALID_FOR: Final = timedelta(minutes=15)

@@ -21,10 +21,10 @@ from typing import Annotated, Final
 import asyncpg
 import msgspec
 
-from service.calendar import has_closed_everywhere
-from service.clock import Clock
 from service.store.cache import Cache
 from service.store.db import QUERIES, Database
+from service.support.calendar import has_closed_everywhere
+from service.support.clock import Clock
 
 SETTLING: Final = timedelta(minutes=5)
 """After a date closes everywhere, time enough for the submissions found open just

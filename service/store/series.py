@@ -15,7 +15,7 @@ from service.store.runs import StoredRun, stored_run
 
 
 class SeriesRow(msgspec.Struct, frozen=True):
-    """A series as stored: its rules and format as plain data (``service.series`` reads
+    """A series as stored: its rules and format as plain data (``service.usecases.series`` reads
     them)."""
 
     code: str

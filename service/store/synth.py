@@ -20,7 +20,6 @@ from typing import Final
 
 import asyncpg
 
-from service.calendar import StreakRuns
 from service.rules.analysis import Hindsight
 from service.rules.computers import EASY, HARD, MEDIUM, ComputerRun, play
 from service.rules.dice import daily_sequence_id
@@ -31,6 +30,7 @@ from service.store.cache import Cache
 from service.store.daily import DailyRun
 from service.store.db import QUERIES
 from service.store.ranks import stored_histograms
+from service.support.calendar import StreakRuns
 
 CHUNK: Final = 20_000
 EASY_SEEDS: Final = 1024

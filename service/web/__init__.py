@@ -26,7 +26,7 @@ from litestar.params import FromPath
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.caching import cached
-from service.i18n import DEFAULT, LANGUAGES, Language, catalog
+from service.support.i18n import DEFAULT, LANGUAGES, Language, catalog
 from service.web.files import DIGEST_SHAPE, IMMUTABLE, REVALIDATE, PageFile, PageFiles, answer
 
 PLAY_DIRECTORY: Final = Path(__file__).parent / "play"

@@ -18,8 +18,8 @@ import pytest
 from prometheus_client.registry import CollectorRegistry
 
 from service.api.front.ratelimit import LOOPBACK, RateLimiter, limited_as
-from service.settings import Limit, Settings, SettingsError
 from service.store.cache import Cache
+from service.support.settings import Limit, Settings, SettingsError
 from tests.conftest import from_address, served
 
 redis_only = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)

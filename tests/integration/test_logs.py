@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from service.logs import CLIENT_CLOSED, METHOD_LOGGED, PATH_LOGGED, RequestLog
+from service.support.logs import CLIENT_CLOSED, METHOD_LOGGED, PATH_LOGGED, RequestLog
 
 
 def test_a_kept_request_becomes_the_line_the_log_writes() -> None:

@@ -11,7 +11,7 @@ from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.caching import registered
-from service.logs import _observe_all
+from service.support.logs import _observe_all
 
 
 def test_a_batch_of_durations_is_observed_as_each_one_would_be() -> None:

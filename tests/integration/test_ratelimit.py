@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from service.api.front.ratelimit import RateLimiter
-from service.settings import Limit, Settings, SettingsError
 from service.store.cache import Cache
+from service.support.settings import Limit, Settings, SettingsError
 from tests.conftest import (
     REDIS_URL,
     ServerProcess,
@@ -308,7 +308,7 @@ async def test_tokens_let_through_at_first_sight_are_taken_before_the_app_stops(
 
     import service.api.front.ratelimit
     from service.app import create_app
-    from service.clock import FixedClock
+    from service.support.clock import FixedClock
     from tests.conftest import NOW, REDIS_URL
 
     monkeypatch.setattr(

@@ -12,8 +12,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
-from service.clock import FixedClock
-from service.settings import Settings
+from service.support.clock import FixedClock
+from service.support.settings import Settings
 from tests.conftest import NOW, ROOT, ServerProcess
 from tests.integration.api.helpers import auth, new_player
 

@@ -19,12 +19,12 @@ import pytest
 from litestar import Litestar
 
 from service.app import create_app
-from service.clock import FixedClock
 from service.rules import solver
 from service.rules.ruleset import Rules
-from service.settings import Settings
-from service.solving import Solver
+from service.store.solving import Solver
 from service.store.tables import rules_key, solve_packed
+from service.support.clock import FixedClock
+from service.support.settings import Settings
 from tests.conftest import NOW, base_settings, fetchval, on_redis_cluster_too
 
 TWELVE = Rules(tiles=12, one_die="high_closed", move_rule="single", scoring="count")

@@ -18,12 +18,12 @@ import msgspec
 import pytest
 
 from service.api.schemas import DailyRunResult, run_result
-from service.clock import FixedClock
-from service.i18n import LANGUAGES, speaking
 from service.rules.analysis import report
 from service.rules.errors import IllegalRun
 from service.rules.replay import Move, replay
 from service.rules.ruleset import Roll
+from service.support.clock import FixedClock
+from service.support.i18n import LANGUAGES, speaking
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import STANDARD, every, played, runs, scripted
 

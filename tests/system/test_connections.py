@@ -18,7 +18,7 @@ import pytest
 
 from service.rules.dice import derive_dice
 from service.rules.ruleset import Rules
-from service.settings import Settings, SettingsError
+from service.support.settings import Settings, SettingsError
 from tests.conftest import ServerProcess
 from tests.integration.api.helpers import auth
 from tests.runs import legal_run

@@ -2,7 +2,7 @@
 
 ``Dockerfile``, ``docker-compose.yml`` and ``deploy/nginx.conf`` are read as text and
 YAML: neither Docker nor nginx is needed. Every variable the compose file gives the API
-must be one ``service.settings`` reads, the service names in its URLs must be the
+must be one ``service.support.settings`` reads, the service names in its URLs must be the
 compose services, the ports must line up, the API must stay scalable (no container
 name, no published port) behind the proxy, the only published port, whose limits hold
 slow and idle clients off, and the API must believe X-Forwarded-For from that proxy only.
@@ -24,8 +24,8 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from service.settings import ENVIRONMENT, Settings
 from service.store import embedded
+from service.support.settings import ENVIRONMENT, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -310,7 +310,7 @@ def copied() -> dict[str, PurePosixPath]:
 
 def test_every_variable_the_api_gets_is_a_setting() -> None:
     unknown = set(environment(API)) - set(ENVIRONMENT)
-    assert not unknown, f"not read by service.settings: {sorted(unknown)}"
+    assert not unknown, f"not read by service.support.settings: {sorted(unknown)}"
 
 
 def test_the_settings_parse_from_the_api_environment() -> None:

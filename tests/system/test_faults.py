@@ -33,9 +33,9 @@ import psutil
 import pytest
 import redis
 
-from service.settings import Settings, SettingsError
 from service.store import players
 from service.store.db import MIGRATION_LOCK
+from service.support.settings import Settings, SettingsError
 from tests.conftest import ServerProcess, free_port, server_environment, wait_for_redis
 from tests.integration.api.helpers import auth, fresh, new_player_at
 from tests.runs import legal_run

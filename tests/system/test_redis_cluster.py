@@ -12,9 +12,9 @@ import pytest
 from redis.asyncio.cluster import RedisCluster
 
 from service.rules.dice import daily_sequence_id
-from service.settings import Settings
 from service.store import sequences
 from service.store.cache import Cache
+from service.support.settings import Settings
 from tests.conftest import NOW
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_run

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.calendar import (
+from service.support.calendar import (
     GRACE,
     ISO_DATE,
     StreakRuns,

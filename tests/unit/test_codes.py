@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.codes import (
+from service.support.codes import (
     ALPHABET,
     LENGTH,
     TRANSFER_DATA_SYMBOLS,

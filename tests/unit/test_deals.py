@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from hypothesis import given, settings
 
-from service import deals
 from service.rules.ruleset import ALL_ROLLS, Rules
+from service.usecases import deals
 from tests.unit.rules.strategies import variants
 
 KEY = deals.signing_key(b"the secret")

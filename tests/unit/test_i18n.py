@@ -14,7 +14,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-from service.i18n import DOMAINS, LANGUAGES, LOCALES, _, negotiate, speaking, translations
+from service.support.i18n import DOMAINS, LANGUAGES, LOCALES, _, negotiate, speaking, translations
 from tests.conftest import ROOT
 
 PLACEHOLDER = re.compile(r"\{[a-z_]*\}")

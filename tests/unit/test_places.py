@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.places import page_places, places
+from service.support.places import page_places, places
 
 
 def test_ties_share_a_place_and_the_next_counts_everyone_above() -> None:

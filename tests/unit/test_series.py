@@ -1,4 +1,4 @@
-"""The standings of a series: a pure function of its rounds' scores (``service.series``)."""
+"""The standings of a series: a pure function of its rounds' scores (``service.usecases.series``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.api.series import ROUND
-from service.series import (
+from service.usecases.series import (
     MAX_ROUNDS,
     Elimination,
     Format,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.api.players import checked_token
-from service.tokens import BASE64URL, MIN_TOKEN_BITS, SYMBOL_BITS, token_bits
+from service.support.tokens import BASE64URL, MIN_TOKEN_BITS, SYMBOL_BITS, token_bits
 
 
 def urlsafe(data: bytes) -> str:

@@ -2,7 +2,7 @@
 
 In order, outermost first (``service.app.App`` puts them together):
 
-1. the request log and metrics (``service.logs``), HEAD made GET, the body's deadline
+1. the request log and metrics (``service.support.logs``), HEAD made GET, the body's deadline
    (``reading.body_in_time``);
 2. the hot routes (``hot``): the Daily Dice feed, ``POST /v1/analyze`` and official
    daily runs answered before the framework by the handlers' own functions; the
@@ -11,7 +11,7 @@ In order, outermost first (``service.app.App`` puts them together):
    around it, ``ratelimit.unrouted_rate_limit``);
 3. on a request routed to its handler, either way: the rate limits (``ratelimit``), as
    the handler declares them, once a request; one reading of the headers and the query
-   string (``reading``); the feed; the language (``service.i18n``); the hot POSTs: the
+   string (``reading``); the feed; the language (``service.support.i18n``); the hot POSTs: the
    service's middleware, the same on both ways.
 
 ``stack`` puts 3 together; ``litestar`` is the one module that touches Litestar's

@@ -35,8 +35,8 @@ from service.api import problems
 from service.api.bodies import is_json
 from service.api.front.litestar import is_valid_host
 from service.api.problems import database_problem, internal_error
-from service.logs import ClientClosedRequest
 from service.store.db import TIMED_OUT, UNAVAILABLE
+from service.support.logs import ClientClosedRequest
 
 DATABASE_DOWN: Final = (*TIMED_OUT, *UNAVAILABLE)
 """What an answerer lets through instead of None: the database cannot answer now."""

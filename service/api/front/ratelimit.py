@@ -48,10 +48,10 @@ from service.api.front.hot import header
 from service.api.front.reading import bearer_token
 from service.api.problems import RATE_LIMITED, encoded
 from service.caching import LRU, cached
-from service.i18n import LANGUAGES, Language, _, current, language_middleware, speaking
-from service.settings import Limit
 from service.store.batch import Batcher
 from service.store.cache import Cache
+from service.support.i18n import LANGUAGES, Language, _, current, language_middleware, speaking
+from service.support.settings import Limit
 
 OWN_LIMIT: Final = "own_limit"
 """A route handler's ``opt``: the limit of its own per client address its requests

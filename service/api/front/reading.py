@@ -27,7 +27,7 @@ from litestar.openapi.spec import OpenAPIType, Parameter, Schema
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.api import problems
-from service.i18n import _, language_middleware
+from service.support.i18n import _, language_middleware
 
 SINGLE_HEADERS: Final = (b"content-type", b"content-length", b"authorization")
 """The headers a request may give once only (names as the server hands them: lower case)."""

@@ -10,7 +10,7 @@ from service.api.daily import daily_feed, feed_answer
 from service.api.front.hot import hot_posts, in_framework, matched, send_whole
 from service.api.front.ratelimit import rate_limit_middleware
 from service.api.front.reading import one_reading_middleware
-from service.i18n import language_middleware
+from service.support.i18n import language_middleware
 
 
 def framework_middleware(app: ASGIApp) -> ASGIApp:

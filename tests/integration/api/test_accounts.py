@@ -16,9 +16,9 @@ import httpx
 import pytest
 import redis
 
-from service.clock import FixedClock
-from service.codes import ALPHABET, TRANSFER_LENGTH, display
-from service.settings import Settings
+from service.support.clock import FixedClock
+from service.support.codes import ALPHABET, TRANSFER_LENGTH, display
+from service.support.settings import Settings
 from tests.conftest import NOW, REDIS_URL, app_with
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_run

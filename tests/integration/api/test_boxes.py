@@ -7,11 +7,11 @@ from typing import Any
 import httpx
 import pytest
 
-from service.codes import ALPHABET, display, with_check
 from service.rules.computers import COMPUTERS, play
 from service.rules.replay import replay
 from service.rules.ruleset import Rules
 from service.rules.solver import solve
+from service.support.codes import ALPHABET, display, with_check
 from tests.integration.api.helpers import auth, new_player
 from tests.runs import legal_runs
 

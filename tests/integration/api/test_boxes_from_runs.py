@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from service.clock import FixedClock
 from service.rules.ruleset import Rules
+from service.support.clock import FixedClock
 from tests.conftest import fetchval
 from tests.integration.api.helpers import auth, daily_dice, new_player, problem_type
 from tests.runs import legal_run, legal_runs

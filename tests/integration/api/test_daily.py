@@ -9,8 +9,8 @@ import asyncpg
 import httpx
 import pytest
 
-from service.clock import FixedClock
 from service.rules.dice import derive_dice
+from service.support.clock import FixedClock
 from tests.conftest import SECRET
 
 

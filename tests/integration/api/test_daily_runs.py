@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from service.clock import FixedClock
+from service.support.clock import FixedClock
 from tests.conftest import ServerProcess
 from tests.integration.api.helpers import auth, count_runs, daily_dice, new_player
 from tests.runs import legal_run, legal_runs, run_with_score

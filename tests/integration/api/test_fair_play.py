@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from service.clock import FixedClock
 from service.rules.ruleset import Roll, Rules, tiles_of
+from service.support.clock import FixedClock
 from tests.integration.api.helpers import auth, daily_dice, new_player, problem_type
 from tests.runs import legal_run, legal_runs, played
 from tests.unit.rules.test_analysis import brute_force_best

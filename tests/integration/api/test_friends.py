@@ -12,8 +12,8 @@ import asyncpg
 import httpx
 import pytest
 
-from service.codes import ALPHABET, display, is_valid, with_check
-from service.settings import Settings
+from service.support.codes import ALPHABET, display, is_valid, with_check
+from service.support.settings import Settings
 from tests.conftest import ServerProcess, app_with, fetchval
 from tests.integration.api.helpers import auth, daily_dice, insert_run, new_player
 from tests.runs import legal_runs, score_of

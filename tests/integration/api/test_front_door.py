@@ -15,7 +15,7 @@ from service.api.front import ratelimit
 from service.app import App, create_app
 from service.rules.dice import derive_dice
 from service.rules.ruleset import Rules
-from service.settings import Settings
+from service.support.settings import Settings
 from tests.conftest import NOW, app_with
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_run, legal_runs

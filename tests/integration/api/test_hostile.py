@@ -23,7 +23,7 @@ from litestar import Litestar
 from litestar.testing import transport
 
 from service.api.bodies import request_body_types
-from service.settings import Settings
+from service.support.settings import Settings
 from tests.integration.api.helpers import auth, new_player
 
 pytestmark = pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)

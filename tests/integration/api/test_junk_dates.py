@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from service.caching import registered
-from service.calendar import named_date
-from service.settings import Settings
+from service.support.calendar import named_date
+from service.support.settings import Settings
 from tests.conftest import app_with
 
 

@@ -8,7 +8,7 @@ from typing import Final
 import httpx
 import pytest
 
-from service.codes import ALPHABET, display, new_code
+from service.support.codes import ALPHABET, display, new_code
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_run
 

@@ -15,7 +15,7 @@ from service.api.game import MovesRequest, legal_moves
 from service.rules.errors import IllegalRun, RunEndsEarly
 from service.rules.replay import Move, replay
 from service.rules.ruleset import ALL_ROLLS, OpenTiles, Roll, Rules, tiles_of
-from service.settings import Settings
+from service.support.settings import Settings
 from tests.conftest import app_with
 from tests.integration.api.helpers import daily_dice
 

@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from service.calendar import closes_everywhere_at
-from service.clock import FixedClock
-from service.settings import Settings
+from service.support.calendar import closes_everywhere_at
+from service.support.clock import FixedClock
+from service.support.settings import Settings
 from tests.conftest import NOW, app_with, fetchval
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_run, legal_runs, run_with_score

@@ -13,8 +13,8 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
-from service.clock import FixedClock
-from service.settings import Settings
+from service.support.clock import FixedClock
+from service.support.settings import Settings
 from tests.conftest import REDIS_URL, UNREACHABLE_REDIS_URL
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import run_with_score

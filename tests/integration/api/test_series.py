@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from service.codes import display, with_check
 from service.rules.ruleset import Roll, Rules
+from service.support.codes import display, with_check
 from tests.conftest import ServerProcess, fetchval
 from tests.integration.api.helpers import auth, fresh, new_player, new_player_at, problem_type
 from tests.runs import STANDARD, legal_run, legal_runs, run_with_score

@@ -16,9 +16,9 @@ import asyncpg
 import httpx
 import pytest
 
-from service.clock import FixedClock
 from service.rules.dice import daily_sequence_id, derive_dice
 from service.store import daily
+from service.support.clock import FixedClock
 from tests.conftest import SECRET, ServerProcess
 from tests.integration.api.helpers import auth, daily_dice, fresh, new_player, new_player_at
 from tests.recount import recount

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
-from service.clock import FixedClock
+from service.support.clock import FixedClock
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_runs
 

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import asyncpg
 import pytest
 
-from service.codes import new_code
 from service.rules.ruleset import Rules
 from service.store import boxes
 from service.store.cache import Cache
+from service.support.codes import new_code
 from tests.integration.store.test_daily_batch import NOW, new_players
 
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis, RedisCluster
 
-from service.settings import Settings, SettingsError
 from service.store.cache import Cache, RedisClient
+from service.support.settings import Settings, SettingsError
 from tests.conftest import UNREACHABLE_REDIS_URL
 
 UNREACHABLE_CLUSTER_URL = "redis+cluster://127.0.0.1:1"  # nothing listens on port 1

@@ -13,8 +13,6 @@ import asyncpg
 import msgspec
 import pytest
 
-from service.calendar import is_open_for
-from service.clock import FixedClock
 from service.rules.dice import daily_sequence_id
 from service.rules.ruleset import Rules
 from service.store import daily, players, sequences
@@ -23,6 +21,8 @@ from service.store.db import QUERIES, create_pool, migrate
 from service.store.ranks import Histograms, Rank
 from service.store.runs import AlreadyPlayed
 from service.store.synth import synth_day
+from service.support.calendar import is_open_for
+from service.support.clock import FixedClock
 from tests.conftest import REDIS_URL, SECRET, own_database
 
 NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)

@@ -13,7 +13,6 @@ import asyncpg
 import msgspec
 
 from service.api.schemas import MoveIn, move_in
-from service.clock import SystemClock
 from service.rules.dice import daily_sequence_id
 from service.rules.replay import replay
 from service.rules.ruleset import Rules
@@ -22,6 +21,7 @@ from service.store.cache import Cache
 from service.store.db import QUERIES
 from service.store.ranks import Histograms
 from service.store.synth import computer_runs, synth_day
+from service.support.clock import SystemClock
 from tests.integration.store.test_daily_batch import Recording, new_players, submission
 
 SECRET = b"scale-secret"

@@ -15,11 +15,11 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
-from service.clock import FixedClock, SystemClock
-from service.settings import Settings
 from service.store.cache import Cache
 from service.store.db import MIGRATION_LOCK, QUERIES, create_pool, migrate
 from service.store.ranks import Histograms
+from service.support.clock import FixedClock, SystemClock
+from service.support.settings import Settings
 from tests.conftest import REDIS_URL, UNREACHABLE_REDIS_URL
 
 DAY = date(2026, 10, 1)

@@ -12,10 +12,10 @@ from datetime import date
 import asyncpg
 import pytest
 
-from service import friends as use_cases
-from service.codes import new_code
 from service.store import daily, friends
 from service.store.db import QUERIES
+from service.support.codes import new_code
+from service.usecases import friends as use_cases
 from tests.integration.store.test_daily_batch import NOW, new_players
 
 MOST = use_cases.FRIENDS_MOST

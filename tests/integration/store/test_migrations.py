@@ -16,9 +16,9 @@ import pytest
 from litestar.testing import AsyncTestClient
 
 from service.app import create_app
-from service.clock import FixedClock
-from service.settings import Settings
 from service.store.db import MigrationEdited, functions, migrate, migrations
+from service.support.clock import FixedClock
+from service.support.settings import Settings
 from tests.conftest import app_with, own_database
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_runs

@@ -16,12 +16,12 @@ import asyncpg
 import msgspec
 import pytest
 
-from service.calendar import StreakRuns
 from service.store import daily, players
 from service.store.cache import Cache
 from service.store.db import create_pool, migrate, migrations
 from service.store.runs import AlreadyPlayed
 from service.store.synth import synth_day
+from service.support.calendar import StreakRuns
 from tests.conftest import SECRET, own_database
 from tests.integration.store.test_daily_batch import fresh_days
 from tests.recount import Recount, recount

@@ -14,9 +14,9 @@ from msgspec import to_builtins
 from service.rules import solver
 from service.rules.ruleset import Rules
 from service.rules.solver import Tables
-from service.solving import Solver
 from service.store import tables as stored_tables
 from service.store.db import create_pool, migrate
+from service.store.solving import Solver
 from tests.conftest import own_database
 from tests.integration.store.test_tables import assert_same_tables
 

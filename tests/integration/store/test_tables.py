@@ -14,9 +14,9 @@ from service.rules.analysis import report
 from service.rules.computers import play_all
 from service.rules.ruleset import ALL_ROLLS, Rules
 from service.rules.solver import Tables, hint, solution
-from service.settings import Settings
 from service.store import tables as stored_tables
 from service.store.db import migrate
+from service.support.settings import Settings
 from tests.runs import played
 
 KEPT = Settings().solver_stored

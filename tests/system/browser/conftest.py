@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from service.clock import FixedClock
+from service.support.clock import FixedClock
 from tests.conftest import base_settings
 
 

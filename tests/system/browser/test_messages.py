@@ -16,7 +16,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_file
 from babel.messages.pofile import read_po
 
-from service.i18n import LOCALES, Language
+from service.support.i18n import LOCALES, Language
 from service.web import MESSAGES_DOMAIN, PLAY_DIRECTORY, page_messages
 
 TRANSLATED: tuple[Language, ...] = ("nb", "nl", "de")

@@ -14,7 +14,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from service.clock import FixedClock
+from service.support.clock import FixedClock
 from service.web import PAGE_HEADERS, PLAY_DIRECTORY, play_router
 from service.web.files import PageFiles, chosen_coding
 from tests.conftest import base_settings

@@ -23,9 +23,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from service import deals
-from service.calendar import has_closed_everywhere
 from service.rules.ruleset import Rules
+from service.support.calendar import has_closed_everywhere
+from service.usecases import deals
 from tests.conftest import ROOT, ServerProcess
 from tests.system.browser.environment import HERE, artifacts, require
 

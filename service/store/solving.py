@@ -33,9 +33,9 @@ import msgspec
 
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED, Tables
-from service.settings import Limit
 from service.store import tables as stored_tables
 from service.store.db import UNAVAILABLE
+from service.support.settings import Limit
 
 log = logging.getLogger("shutbox.solving")
 

@@ -18,8 +18,6 @@ from typing import Final, NamedTuple
 import asyncpg
 
 from service.caching import LRU
-from service.calendar import is_open_for
-from service.i18n import player_language
 from service.rules.analysis import Report, report
 from service.rules.dice import daily_sequence_id
 from service.rules.replay import Move
@@ -31,6 +29,8 @@ from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms, Rank
 from service.store.sequences import IssuedSequence
+from service.support.calendar import is_open_for
+from service.support.i18n import player_language
 
 DATES_KEPT: Final = 16
 """Dates whose dice a process keeps (the few open now, and those shown lately)."""

@@ -19,8 +19,6 @@ from typing import NamedTuple
 
 import asyncpg
 
-from service.calendar import closes_everywhere_at, has_closed_everywhere
-from service.daily import DailyRuns
 from service.rules.analysis import Report
 from service.rules.replay import Move
 from service.store import practice
@@ -28,6 +26,8 @@ from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.practice import PracticeRun
 from service.store.ranks import Histogram, Histograms, Rank, counts_in, rank_from
+from service.support.calendar import closes_everywhere_at, has_closed_everywhere
+from service.usecases.daily import DailyRuns
 
 
 class DateNotClosed(Exception):

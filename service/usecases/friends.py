@@ -9,11 +9,11 @@ from typing import Final
 
 import msgspec
 
-from service import codes
-from service.places import places
 from service.store import friends
 from service.store.db import Database
 from service.store.friends import Friend, FriendRow
+from service.support import codes
+from service.support.places import places
 
 FRIENDS_MOST: Final = 200
 """The most friends a player may have."""

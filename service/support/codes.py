@@ -33,7 +33,7 @@ import secrets
 from typing import Final
 
 from service.caching import cached
-from service.i18n import N_, _
+from service.support.i18n import N_, _
 
 ALPHABET: Final = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 DATA_SYMBOLS: Final = 8

@@ -37,7 +37,7 @@ from service.caching import cached
 Language = Literal["en", "nb", "nl", "de"]
 LANGUAGES: Final[tuple[Language, ...]] = ("en", "nb", "nl", "de")
 DEFAULT: Final[Language] = "en"
-LOCALES: Final = Path(__file__).parent / "locales"
+LOCALES: Final = Path(__file__).parent.parent / "locales"
 DOMAINS: Final = ("shutbox", "play")
 _CATALOGS_KEPT: Final = len(LANGUAGES) * len(DOMAINS) * 2
 """Every language's domains, asked with the domain named or left to its default (a

@@ -24,8 +24,6 @@ from typing import Annotated, Final, Literal
 import msgspec
 from msgspec import Meta
 
-from service.codes import new_code
-from service.places import places
 from service.rules import computers
 from service.rules.analysis import Report, report
 from service.rules.dice import ALGORITHM, derive_dice
@@ -38,6 +36,8 @@ from service.store.cache import Cache
 from service.store.db import Connection, Database, connection_of
 from service.store.runs import Accepted, moves_digest, resubmission
 from service.store.series import IssuedRound, NewRound, NewSeriesRun, Seat, SeriesRow
+from service.support.codes import new_code
+from service.support.places import places
 
 MAX_SEATS: Final = 16
 """Seats of a series, the computers' counted."""
