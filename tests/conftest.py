@@ -69,15 +69,20 @@ def redis_prefix() -> Iterator[str]:
 
 
 REDIS_MODES = ["redis", "no-redis", "redis-unreachable"]
-# The tests that run on a Redis Cluster too (``redis_cluster_url``, started on first use).
+# A test runs with the machine's Redis (``redis_mode``'s default); those whose subject is
+# Redis (caching, limits, idempotency, ranks, outages) run in every mode, and some on a
+# Redis Cluster too (``redis_cluster_url``, started on first use).
+every_redis_mode = pytest.mark.parametrize("redis_mode", REDIS_MODES, indirect=True)
 on_redis_cluster_too = pytest.mark.parametrize(
     "redis_mode", [*REDIS_MODES, "redis-cluster"], indirect=True
 )
 
 
-@pytest.fixture(params=REDIS_MODES)
+@pytest.fixture
 def redis_mode(request: pytest.FixtureRequest) -> str:
-    mode: str = request.param
+    """How the app reaches Redis: the machine's (``redis``) unless a test is parametrized
+    with another (``no-redis``, ``redis-unreachable``, ``redis-cluster``)."""
+    mode: str = getattr(request, "param", "redis")
     return mode
 
 

@@ -19,7 +19,7 @@ import redis
 from service.support.clock import FixedClock
 from service.support.codes import ALPHABET, TRANSFER_LENGTH, display
 from service.support.settings import Settings
-from tests.conftest import NOW, REDIS_URL, app_with
+from tests.conftest import NOW, REDIS_URL, app_with, every_redis_mode
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_run
 
@@ -32,6 +32,7 @@ async def create(client: httpx.AsyncClient, body: dict[str, object], key: str) -
     return await client.post("/v1/players", json=body, headers={"Idempotency-Key": key})
 
 
+@every_redis_mode
 async def test_a_replayed_creation_never_hands_out_the_token(client: httpx.AsyncClient) -> None:
     # Two clients send the same (guessable) key and body: the first gets its player; the
     # second gets no token at all, so it can't take the account over.
@@ -45,6 +46,7 @@ async def test_a_replayed_creation_never_hands_out_the_token(client: httpx.Async
     assert me.status_code == 200
 
 
+@every_redis_mode
 async def test_a_client_token_makes_creation_safe_to_retry_and_its_key_its_own(
     client: httpx.AsyncClient,
 ) -> None:
@@ -199,6 +201,7 @@ async def test_every_typo_and_adjacent_swap_of_a_transfer_code_is_400(
     assert (await claim(client, code)).status_code == 200
 
 
+@every_redis_mode
 async def test_a_claim_with_the_clients_own_token_can_be_retried(
     client: httpx.AsyncClient, code: str
 ) -> None:

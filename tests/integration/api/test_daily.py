@@ -11,9 +11,10 @@ import pytest
 
 from service.rules.dice import derive_dice
 from service.support.clock import FixedClock
-from tests.conftest import SECRET
+from tests.conftest import SECRET, every_redis_mode
 
 
+@every_redis_mode
 async def test_the_dice_of_a_date(client: httpx.AsyncClient) -> None:
     response = await client.get("/v1/daily/2026-11-29")
     assert response.status_code == 200
@@ -45,6 +46,7 @@ async def test_etag_revalidation(client: httpx.AsyncClient) -> None:
     assert other.status_code == 200
 
 
+@every_redis_mode
 async def test_the_kept_copy_answers_as_the_handler_did(
     client: httpx.AsyncClient, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from service.support.clock import FixedClock
-from tests.conftest import ServerProcess
+from tests.conftest import ServerProcess, every_redis_mode
 from tests.integration.api.helpers import auth, count_runs, daily_dice, new_player
 from tests.runs import legal_run, legal_runs, run_with_score
 
@@ -88,6 +88,7 @@ async def test_only_open_dates_can_be_played(
     assert response.status_code == status and response.json()["type"] == type_
 
 
+@every_redis_mode
 async def test_ranks_leaderboard_and_visibility(
     client: httpx.AsyncClient, clock: FixedClock
 ) -> None:
@@ -161,6 +162,7 @@ async def test_history_and_share(client: httpx.AsyncClient, clock: FixedClock) -
     assert (await client.get("/v1/daily/2026-11-20/share", headers=auth(player))).status_code == 404
 
 
+@every_redis_mode
 async def test_idempotency_keys(client: httpx.AsyncClient, database_url: str) -> None:
     key = {"Idempotency-Key": "0b6c4f5e-create-player"}
     body = {"name": "Kim", "token": secrets.token_urlsafe(32)}
@@ -271,6 +273,7 @@ async def test_a_database_that_cannot_answer_is_a_503_and_is_asked_once(
         (datetime(2026, 11, 29, 23, 30, tzinfo=UTC), "America/Los_Angeles", "2026-11-30", 201),
     ],
 )
+@every_redis_mode
 async def test_a_date_is_open_alike_whether_a_run_is_sent_with_an_idempotency_key_or_not(
     client: httpx.AsyncClient,
     clock: FixedClock,

@@ -12,7 +12,6 @@ import random
 import weakref
 from collections.abc import Iterator
 
-import httpx
 import pytest
 
 from service.caching import LRU, registered
@@ -64,33 +63,6 @@ def fill_past_its_bound(cache: LRU[object, object]) -> None:
         assert cache.get(oldest) == PAST
         cache.put(object(), -1)
         assert oldest in cache and next_oldest not in cache, cache
-
-
-@pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)
-async def test_every_cache_keeps_at_most_its_bound_the_most_recently_used(
-    client: httpx.AsyncClient,
-) -> None:
-    """The app running (its services' and rate limiter's caches made), with some traffic
-    through it; then each cache filled past its bound through its public interface."""
-    assert (await client.post("/v1/analyze", json=analyze_body())).status_code == 200
-    caches = registered()
-    assert {"solver_tables", "daily_feed", "rate_limit_local_buckets"} <= {c.name for c in caches}
-    for cache in caches:
-        assert len(cache) <= cache.bound, cache
-        fill_past_its_bound(cache)
-        cache.clear()
-    # The caches emptied cost only work: the app answers as before.
-    assert (await client.post("/v1/analyze", json=analyze_body())).status_code == 200
-
-
-def analyze_body() -> dict[str, object]:
-    rules = Rules(tiles=9)
-    dice = tuple(derive_dice(b"bounded", "analyze", rules.rolls))
-    return {
-        "dice": [list(roll) for roll in dice],
-        "moves": [{"tiles": list(m.tiles)} for m in greedy_moves(rules, dice)],
-        "rules": {"tiles": 9},
-    }
 
 
 def test_a_process_holds_at_most_its_limit_of_variants(loaded: solver.Loaded) -> None:
