@@ -324,10 +324,12 @@ def server_env(database_url: str, redis_prefix: str) -> dict[str, str]:
     return {**server_environment(database_url), "SHUTBOX_REDIS_PREFIX": redis_prefix}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def two_workers(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
-    """A real server of two workers on ``server_env``'s environment, one a test module."""
+    """A real server of two workers on ``server_env``'s environment, shared by the tests
+    that need a server but none of their own (its output holds all their requests)."""
     env = {**server_environment(database_url), "SHUTBOX_REDIS_PREFIX": redis_prefix}
-    process = ServerProcess(env, workers=2).start()
+    # The request log on, as in production: the tests of what it says read it here.
+    process = ServerProcess({**env, "SHUTBOX_LOG_LEVEL": "INFO"}, workers=2).start()
     yield process
     process.stop()

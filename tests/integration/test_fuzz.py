@@ -16,23 +16,20 @@ PHASES = "examples,coverage,fuzzing,stateful"
 EXAMPLES = 30  # an operation (fuzzing; the coverage phase makes its own cases)
 
 
-def test_schemathesis_finds_nothing(server_env: dict[str, str]) -> None:
-    server = ServerProcess(server_env, workers=2).start()
-    try:
-        token = httpx.post(f"{server.url}/v1/players", json={"name": "Fuzz"}).json()["token"]
-        schemathesis = [sys.executable, "-m", "schemathesis.cli"]
-        result = subprocess.run(
-            [
-                *schemathesis, "--config-file", "tests/schemathesis.toml",
-                "run", "openapi/openapi.json", "--url", server.url,
-                "--checks", "all", "--phases", PHASES,
-                "--max-examples", str(EXAMPLES), "--seed", "20261129",
-                "--header", f"Authorization: Bearer {token}",
-            ],
-            cwd=ROOT, capture_output=True, text=True, timeout=900,
-        )  # fmt: skip
-    finally:
-        server.stop()
+def test_schemathesis_finds_nothing(two_workers: ServerProcess) -> None:
+    server = two_workers
+    token = httpx.post(f"{server.url}/v1/players", json={"name": "Fuzz"}).json()["token"]
+    schemathesis = [sys.executable, "-m", "schemathesis.cli"]
+    result = subprocess.run(
+        [
+            *schemathesis, "--config-file", "tests/schemathesis.toml",
+            "run", "openapi/openapi.json", "--url", server.url,
+            "--checks", "all", "--phases", PHASES,
+            "--max-examples", str(EXAMPLES), "--seed", "20261129",
+            "--header", f"Authorization: Bearer {token}",
+        ],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
     report = result.stdout[-6000:] + result.stderr[-2000:]
     assert result.returncode == 0, report
     counted = re.search(r"(\d+) generated, (\d+) passed", report)

@@ -80,16 +80,13 @@ async def test_cors_only_for_configured_origins(settings: Settings) -> None:
         assert other.headers.get("access-control-allow-origin") != "https://evil.example"
 
 
-def test_tokens_never_reach_the_logs(server_env: dict[str, str]) -> None:
-    server = ServerProcess({**server_env, "SHUTBOX_LOG_LEVEL": "INFO"}, workers=1).start()
-    try:
-        token = httpx.post(f"{server.url}/v1/players", json={}).json()["token"]
-        headers = {"Authorization": f"Bearer {token}"}
-        assert httpx.get(f"{server.url}/v1/players/me", headers=headers).status_code == 200
-        httpx.get(f"{server.url}/v1/players/me", headers={"Authorization": f"Bearer {token}x"})
-        output = server.output_with('"path":"/v1/players/me"')
-    finally:
-        server.stop()
+def test_tokens_never_reach_the_logs(two_workers: ServerProcess) -> None:
+    server = two_workers
+    token = httpx.post(f"{server.url}/v1/players", json={}).json()["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    assert httpx.get(f"{server.url}/v1/players/me", headers=headers).status_code == 200
+    httpx.get(f"{server.url}/v1/players/me", headers={"Authorization": f"Bearer {token}x"})
+    output = server.output_with('"path":"/v1/players/me"')
     assert '"path":"/v1/players/me"' in output  # the requests were logged...
     assert token not in output  # ...without the token
 

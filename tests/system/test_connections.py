@@ -185,49 +185,46 @@ def raw_answer(port: int, request: bytes) -> bytes:
 
 
 def test_a_repeated_header_is_refused_whichever_way_the_request_takes(
-    server_env: dict[str, str],
+    two_workers: ServerProcess,
 ) -> None:
     """Two Content-Types (text, then JSON; or the other way round) or two Authorizations:
     400 invalid-request both before the framework (a body of stated length, on the hot
     routes) and in it (the same body in chunks), nothing stored. Two Content-Lengths
     never reach the app as two: the server takes equal ones as one and refuses others."""
-    server = ServerProcess(server_env, workers=1).start()
-    try:
-        with httpx.Client(base_url=server.url, timeout=30) as http:
-            dice = derive_dice(b"repeated", "box/R1", Rules().rolls)
-            analysis = json.dumps({"dice": dice, "moves": legal_run(dice)}).encode()
-            today = datetime.now(UTC).date().isoformat()
-            daily = [tuple(roll) for roll in http.get(f"/v1/daily/{today}").json()["dice"]]
-            run = json.dumps({"moves": legal_run(daily)}).encode()
-            player = http.post("/v1/players", json={"time_zone": "UTC"}).json()
-            token = auth(player)["Authorization"]
-            json_type = ("content-type", "application/json")
-            text_type = ("content-type", "text/plain")
-            sent: list[tuple[str, bytes, list[tuple[str, str]]]] = [
-                ("/v1/analyze", analysis, [text_type, json_type]),
-                ("/v1/analyze", analysis, [json_type, text_type]),
-                (f"/v1/daily/{today}/runs", run, [json_type, ("authorization", token)] * 2),
-                (
-                    f"/v1/daily/{today}/runs",
-                    run,
-                    [json_type, ("authorization", token), ("authorization", "Bearer x")],
-                ),
-            ]
-            for path, body, headers in sent:
-                contents: dict[str, Any] = {"stated": body, "chunked": iter([body[:5], body[5:]])}
-                for way, content in contents.items():
-                    answer = http.post(path, content=content, headers=headers)
-                    assert answer.status_code == 400, (path, headers, way, answer.text)
-                    assert answer.json()["type"] == "/problems/invalid-request"
-            mine = http.get(f"/v1/daily/{today}/runs/me", headers={"Authorization": token})
-            assert mine.status_code == 404, mine.text  # no run was stored
-            head = b"POST /v1/analyze HTTP/1.1\r\nHost: shutbox\r\nConnection: close\r\n"
-            head += b"Content-Type: application/json\r\n"
-            length = b"Content-Length: %d\r\n" % len(analysis)
-            twice = raw_answer(server.port, head + length + length + b"\r\n" + analysis)
-            assert twice.startswith(b"HTTP/1.1 200 "), twice[:200]
-            other = length + b"Content-Length: %d\r\n" % (len(analysis) - 1)
-            refused = raw_answer(server.port, head + other + b"\r\n" + analysis)
-            assert refused.startswith(b"HTTP/1.1 400 "), refused[:200]
-    finally:
-        server.stop()
+    server = two_workers
+    with httpx.Client(base_url=server.url, timeout=30) as http:
+        dice = derive_dice(b"repeated", "box/R1", Rules().rolls)
+        analysis = json.dumps({"dice": dice, "moves": legal_run(dice)}).encode()
+        today = datetime.now(UTC).date().isoformat()
+        daily = [tuple(roll) for roll in http.get(f"/v1/daily/{today}").json()["dice"]]
+        run = json.dumps({"moves": legal_run(daily)}).encode()
+        player = http.post("/v1/players", json={"time_zone": "UTC"}).json()
+        token = auth(player)["Authorization"]
+        json_type = ("content-type", "application/json")
+        text_type = ("content-type", "text/plain")
+        sent: list[tuple[str, bytes, list[tuple[str, str]]]] = [
+            ("/v1/analyze", analysis, [text_type, json_type]),
+            ("/v1/analyze", analysis, [json_type, text_type]),
+            (f"/v1/daily/{today}/runs", run, [json_type, ("authorization", token)] * 2),
+            (
+                f"/v1/daily/{today}/runs",
+                run,
+                [json_type, ("authorization", token), ("authorization", "Bearer x")],
+            ),
+        ]
+        for path, body, headers in sent:
+            contents: dict[str, Any] = {"stated": body, "chunked": iter([body[:5], body[5:]])}
+            for way, content in contents.items():
+                answer = http.post(path, content=content, headers=headers)
+                assert answer.status_code == 400, (path, headers, way, answer.text)
+                assert answer.json()["type"] == "/problems/invalid-request"
+        mine = http.get(f"/v1/daily/{today}/runs/me", headers={"Authorization": token})
+        assert mine.status_code == 404, mine.text  # no run was stored
+        head = b"POST /v1/analyze HTTP/1.1\r\nHost: shutbox\r\nConnection: close\r\n"
+        head += b"Content-Type: application/json\r\n"
+        length = b"Content-Length: %d\r\n" % len(analysis)
+        twice = raw_answer(server.port, head + length + length + b"\r\n" + analysis)
+        assert twice.startswith(b"HTTP/1.1 200 "), twice[:200]
+        other = length + b"Content-Length: %d\r\n" % (len(analysis) - 1)
+        refused = raw_answer(server.port, head + other + b"\r\n" + analysis)
+        assert refused.startswith(b"HTTP/1.1 400 "), refused[:200]

@@ -57,37 +57,33 @@ def test_the_same_dice_across_workers_and_restarts(
     assert fresh == [list(r) for r in derive_dice(b"second-secret", "daily/2026-06-16", 10)]
 
 
-def test_ready_metrics_and_logs(server_env: dict[str, str]) -> None:
-    server = ServerProcess(server_env, workers=2).start()
-    try:
-        ready = httpx.get(f"{server.url}/readyz").json()
-        assert ready == {"status": "ready", "database": "up", "redis": "up"}
-        answered = httpx.get(f"{server.url}/healthz", headers={"X-Request-ID": "abc-123"})
-        assert answered.headers["x-request-id"] == "abc-123"
-        asyncio.run(concurrent_gets(server.url, 6, "/v1/rules"))  # both workers answer
-        # Each worker writes what it counted within moments: every request is in a scrape.
-        deadline = time.monotonic() + 30
-        while True:
-            metrics = httpx.get(f"{server.url}/metrics")
-            assert metrics.status_code == 200
-            found = {
-                name: value
-                for name, _, value in (line.rpartition(" ") for line in metrics.text.splitlines())
-                if 'path="/v1/rules"' in name
-            }
-            requests = 'shutbox_requests_total{method="GET",path="/v1/rules",status="200"}'
-            if found.get(requests) == "6.0" or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
-        assert found[requests] == "6.0", found
-        timed = 'shutbox_request_duration_seconds_count{method="GET",path="/v1/rules"}'
-        assert found[timed] == "6.0", found
-        every = 'shutbox_request_duration_seconds_bucket{le="+Inf",method="GET",path="/v1/rules"}'
-        assert found[every] == "6.0", found
-        docs = httpx.get(f"{server.url}/schema")
-        assert docs.status_code == 200 and "html" in docs.headers["content-type"]
-    finally:
-        server.stop()
+def test_ready_metrics_and_logs(two_workers: ServerProcess) -> None:
+    server = two_workers
+    ready = httpx.get(f"{server.url}/readyz").json()
+    assert ready == {"status": "ready", "database": "up", "redis": "up"}
+    answered = httpx.get(f"{server.url}/healthz", headers={"X-Request-ID": "abc-123"})
+    assert answered.headers["x-request-id"] == "abc-123"
+    names = {
+        "requests": 'shutbox_requests_total{method="GET",path="/v1/rules",status="200"}',
+        "timed": 'shutbox_request_duration_seconds_count{method="GET",path="/v1/rules"}',
+        "every": 'shutbox_request_duration_seconds_bucket{le="+Inf",method="GET",path="/v1/rules"}',
+    }
+
+    def counted() -> dict[str, float]:
+        metrics = httpx.get(f"{server.url}/metrics")
+        assert metrics.status_code == 200
+        found = dict(line.rpartition(" ")[::2] for line in metrics.text.splitlines())
+        return {what: float(found.get(name, 0)) for what, name in names.items()}
+
+    before = counted()  # the server is shared: other tests' requests count too
+    asyncio.run(concurrent_gets(server.url, 6, "/v1/rules"))  # both workers answer
+    # Each worker writes what it counted within moments: every request is in a scrape.
+    deadline = time.monotonic() + 30
+    while (now := counted())["requests"] < before["requests"] + 6 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert {what: now[what] - before[what] for what in names} == dict.fromkeys(names, 6.0), now
+    docs = httpx.get(f"{server.url}/schema")
+    assert docs.status_code == 200 and "html" in docs.headers["content-type"]
 
 
 def test_serving_with_redis_unreachable(server_env: dict[str, str]) -> None:
@@ -101,28 +97,25 @@ def test_serving_with_redis_unreachable(server_env: dict[str, str]) -> None:
         server.stop()
 
 
-def test_head_is_answered_wherever_get_is(server_env: dict[str, str]) -> None:
+def test_head_is_answered_wherever_get_is(two_workers: ServerProcess) -> None:
     """HEAD gets the GET's status and headers, its length included, and no body; the
     request log says HEAD. Where GET is not allowed, HEAD is not either."""
-    server = ServerProcess({**server_env, "SHUTBOX_LOG_LEVEL": "INFO"}, workers=1).start()
-    try:
-        with httpx.Client(base_url=server.url, timeout=30) as client:
-            for path in ("/healthz", "/v1/daily/2026-06-15", "/v1/rules", "/play", "/play/app.js"):
-                got, head = client.get(path), client.head(path)
-                assert (got.status_code, head.status_code) == (200, 200), path
-                assert head.content == b"", path
-                assert head.headers["content-type"] == got.headers["content-type"], path
-                assert head.headers["content-length"] == got.headers["content-length"], path
-                # The same encoding (the page's files come compressed where accepted).
-                assert head.headers.get("content-encoding") == got.headers.get("content-encoding")
-                plain = client.get(path, headers={"accept-encoding": "identity"})
-                assert plain.headers["content-length"] == str(len(plain.content)), path
-            assert client.head("/v1/nowhere").status_code == 404
-            refused = client.head("/v1/analyze")  # POST only
-            assert refused.status_code == 405 and refused.content == b""
-            client.head("/v1/rules", headers={"X-Request-ID": "head-check-1"})
-        output = server.output_with('"request_id":"head-check-1"')
-        logged = [line for line in output.splitlines() if "head-check-1" in line]
-    finally:
-        server.stop()
+    server = two_workers
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        for path in ("/healthz", "/v1/daily/2026-06-15", "/v1/rules", "/play", "/play/app.js"):
+            got, head = client.get(path), client.head(path)
+            assert (got.status_code, head.status_code) == (200, 200), path
+            assert head.content == b"", path
+            assert head.headers["content-type"] == got.headers["content-type"], path
+            assert head.headers["content-length"] == got.headers["content-length"], path
+            # The same encoding (the page's files come compressed where accepted).
+            assert head.headers.get("content-encoding") == got.headers.get("content-encoding")
+            plain = client.get(path, headers={"accept-encoding": "identity"})
+            assert plain.headers["content-length"] == str(len(plain.content)), path
+        assert client.head("/v1/nowhere").status_code == 404
+        refused = client.head("/v1/analyze")  # POST only
+        assert refused.status_code == 405 and refused.content == b""
+        client.head("/v1/rules", headers={"X-Request-ID": "head-check-1"})
+    output = server.output_with('"request_id":"head-check-1"')
+    logged = [line for line in output.splitlines() if "head-check-1" in line]
     assert len(logged) == 1 and '"method":"HEAD"' in logged[0], logged

@@ -192,44 +192,41 @@ async def test_idempotency_keys(client: httpx.AsyncClient, database_url: str) ->
 
 
 def test_official_runs_are_answered_alike_whichever_path_takes_them(
-    server_env: dict[str, str],
+    two_workers: ServerProcess,
 ) -> None:
     """A run whose body says its length is answered before the framework's routing; one
     sent in chunks by the handler: an idempotency key used on one path is honoured on
     the other, an identical run again gets the same body, and a problem is the
     handler's either way. On a real server: chunked bodies are the server's to read."""
-    server = ServerProcess(server_env, workers=1).start()
-    try:
-        with httpx.Client(base_url=server.url) as http:
-            today = datetime.now(UTC).date().isoformat()
-            dice = [tuple(roll) for roll in http.get(f"/v1/daily/{today}").json()["dice"]]
-            first, other = legal_runs(dice, 2)
-            url = f"/v1/daily/{today}/runs"
+    server = two_workers
+    with httpx.Client(base_url=server.url) as http:
+        today = datetime.now(UTC).date().isoformat()
+        dice = [tuple(roll) for roll in http.get(f"/v1/daily/{today}").json()["dice"]]
+        first, other = legal_runs(dice, 2)
+        url = f"/v1/daily/{today}/runs"
 
-            def post(
-                player: dict[str, str], moves: list[Any], chunked: bool, **headers: str
-            ) -> httpx.Response:
-                encoded = json.dumps({"moves": moves}).encode()
-                content = iter([encoded[:5], encoded[5:]]) if chunked else encoded
-                headers |= {"content-type": "application/json", "accept-language": "de"}
-                return http.post(url, content=content, headers={**headers, **auth(player)})
+        def post(
+            player: dict[str, str], moves: list[Any], chunked: bool, **headers: str
+        ) -> httpx.Response:
+            encoded = json.dumps({"moves": moves}).encode()
+            content = iter([encoded[:5], encoded[5:]]) if chunked else encoded
+            headers |= {"content-type": "application/json", "accept-language": "de"}
+            return http.post(url, content=content, headers={**headers, **auth(player)})
 
-            for key in ({"idempotency-key": "run-1"}, {}):
-                for chunked_first in (False, True):
-                    player = http.post("/v1/players", json={"time_zone": "UTC"}).json()
-                    created = post(player, first, chunked_first, **key)
-                    again = post(player, first, not chunked_first, **key)
-                    assert created.status_code == 201, created.text
-                    assert again.status_code == (201 if key else 200), again.text
-                    assert created.content == again.content
-                    # A key's answer again is the kept one, and says the language it is in.
-                    for header in ("content-type", "content-language", "vary"):
-                        assert created.headers[header] == again.headers[header], header
-                    refused = post(player, other, not chunked_first)
-                    assert refused.status_code == 409, refused.text
-                    assert refused.headers["content-type"] == "application/problem+json"
-    finally:
-        server.stop()
+        for key in ({"idempotency-key": "run-1"}, {}):
+            for chunked_first in (False, True):
+                player = http.post("/v1/players", json={"time_zone": "UTC"}).json()
+                created = post(player, first, chunked_first, **key)
+                again = post(player, first, not chunked_first, **key)
+                assert created.status_code == 201, created.text
+                assert again.status_code == (201 if key else 200), again.text
+                assert created.content == again.content
+                # A key's answer again is the kept one, and says the language it is in.
+                for header in ("content-type", "content-language", "vary"):
+                    assert created.headers[header] == again.headers[header], header
+                refused = post(player, other, not chunked_first)
+                assert refused.status_code == 409, refused.text
+                assert refused.headers["content-type"] == "application/problem+json"
 
 
 @pytest.mark.parametrize("key", [None, "run-1"])

@@ -406,12 +406,12 @@ async def test_the_default_limit_lets_a_few_attempts_an_hour(settings: Settings)
 
 
 def test_redeeming_each_others_codes_at_once_makes_one_friendship(
-    server_env: dict[str, str], database_url: str
+    two_workers: ServerProcess, database_url: str
 ) -> None:
     """Two players redeem each other's codes at the same moment, on two workers: one
     friendship (one 201, one 200), never an error; nor past the limit when many redeem
     the code of a player one friend short of it."""
-    server = ServerProcess(server_env, workers=2).start()
+    server = two_workers
 
     async def scenario() -> tuple[list[list[int]], Counter[int], int]:
         async with httpx.AsyncClient(base_url=server.url, timeout=60) as setup:

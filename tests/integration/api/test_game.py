@@ -119,37 +119,34 @@ async def test_analyze_of_a_deal_agrees_with_the_rules_engine(client: httpx.Asyn
         assert_agrees(response.json(), report(rules, dice, moves, easy_seed(dice)), rules)
 
 
-def test_analyze_answers_alike_whichever_path_takes_it(server_env: dict[str, str]) -> None:
+def test_analyze_answers_alike_whichever_path_takes_it(two_workers: ServerProcess) -> None:
     """A body that says its length is answered before the framework's routing; one that
     doesn't (sent in chunks) by the handler: the same answer, byte for byte, with the
     same headers; a problem is the handler's either way. On a real server: chunked
     bodies are the server's to read."""
-    server = ServerProcess(server_env, workers=1).start()
-    try:
-        with httpx.Client(base_url=server.url) as http:
-            for rules, dice, moves in sample_runs()[:6]:
-                body = {
-                    "rules": rules_json(rules),
-                    "dice": dice,
-                    "moves": [m.as_json() for m in moves],
-                }
-                encoded = json.dumps(body).encode()
-                headers = {"content-type": "application/json", "accept-language": "de"}
-                known = http.post("/v1/analyze", content=encoded, headers=headers)
-                chunked = http.post(
-                    "/v1/analyze", content=iter([encoded[:7], encoded[7:]]), headers=headers
-                )
-                assert "content-length" not in chunked.request.headers
-                assert known.status_code == chunked.status_code == 200, known.text
-                assert known.content == chunked.content
-                for header in ("content-type", "content-language", "vary"):
-                    assert known.headers[header] == chunked.headers[header], header
-                twice = [moves[0].as_json()] * 2 if moves else [[1]]  # tiles closed already
-                illegal = http.post("/v1/analyze", json={**body, "moves": twice}, headers=headers)
-                assert illegal.status_code == 422, illegal.text
-                assert illegal.headers["content-type"] == "application/problem+json"
-    finally:
-        server.stop()
+    server = two_workers
+    with httpx.Client(base_url=server.url) as http:
+        for rules, dice, moves in sample_runs()[:6]:
+            body = {
+                "rules": rules_json(rules),
+                "dice": dice,
+                "moves": [m.as_json() for m in moves],
+            }
+            encoded = json.dumps(body).encode()
+            headers = {"content-type": "application/json", "accept-language": "de"}
+            known = http.post("/v1/analyze", content=encoded, headers=headers)
+            chunked = http.post(
+                "/v1/analyze", content=iter([encoded[:7], encoded[7:]]), headers=headers
+            )
+            assert "content-length" not in chunked.request.headers
+            assert known.status_code == chunked.status_code == 200, known.text
+            assert known.content == chunked.content
+            for header in ("content-type", "content-language", "vary"):
+                assert known.headers[header] == chunked.headers[header], header
+            twice = [moves[0].as_json()] * 2 if moves else [[1]]  # tiles closed already
+            illegal = http.post("/v1/analyze", json={**body, "moves": twice}, headers=headers)
+            assert illegal.status_code == 422, illegal.text
+            assert illegal.headers["content-type"] == "application/problem+json"
 
 
 async def test_analyze_refuses_an_illegal_run_naming_the_move(client: httpx.AsyncClient) -> None:

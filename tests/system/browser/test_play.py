@@ -37,17 +37,16 @@ Preparation = Callable[[dict[str, str]], dict[str, str]]
 
 
 def run_scenario(
-    script: str, server_env: dict[str, str], prepare: Preparation | None = None
+    script: str,
+    server: ServerProcess,
+    server_env: dict[str, str],
+    prepare: Preparation | None = None,
 ) -> str:
-    """Run tests/system/browser/<script> against a server of its own: its output, or fail with it
-    (skip when node, its packages or Chromium are missing; fail in CI)."""
+    """Run tests/system/browser/<script> against ``server`` (on ``server_env``): its output,
+    or fail with it (skip when node, its packages or Chromium are missing; fail in CI)."""
     node = require()
-    server = ServerProcess(server_env, workers=1).start()
-    try:
-        extra = prepare(server_env) if prepare else {}
-        return _run(node, script, server, extra)
-    finally:
-        server.stop()
+    extra = prepare(server_env) if prepare else {}
+    return _run(node, script, server, extra)
 
 
 def an_archive_date(server_env: dict[str, str]) -> dict[str, str]:
@@ -168,7 +167,7 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
     ],
 )
 def test_a_scenario_plays_through(
-    script: str, last_screenshot: str, server_env: dict[str, str]
+    script: str, last_screenshot: str, two_workers: ServerProcess, server_env: dict[str, str]
 ) -> None:
-    output = run_scenario(script, server_env, PREPARATIONS.get(script))
+    output = run_scenario(script, two_workers, server_env, PREPARATIONS.get(script))
     assert last_screenshot in output

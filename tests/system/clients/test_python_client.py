@@ -101,16 +101,13 @@ def test_the_client_reads_the_proxys_own_answers_as_the_documented_problems(
 
 
 def test_the_client_plays_against_a_live_server(
-    generated: tuple[Path, str], server_env: dict[str, str]
+    generated: tuple[Path, str], two_workers: ServerProcess
 ) -> None:
     where, _ = generated
-    server = ServerProcess(server_env, workers=1).start()
-    try:
-        status, output = _run(
-            [sys.executable, PROGRAM, "play", server.url], cwd=ROOT, PYTHONPATH=str(where)
-        )
-        assert status == 0, f"{output}\nserver output:\n{server.output()[-4000:]}"
-    finally:
-        server.stop()
+    server = two_workers
+    status, output = _run(
+        [sys.executable, PROGRAM, "play", server.url], cwd=ROOT, PYTHONPATH=str(where)
+    )
+    assert status == 0, f"{output}\nserver output:\n{server.output()[-4000:]}"
     for scenario in ("Daily Dice", "Friend Box"):
         assert f"ok {scenario}" in output, output

@@ -120,19 +120,17 @@ def test_the_program_calling_every_operation_reads_answers_without_casts() -> No
     assert found == [], f"test/every-operation.ts escapes the types: {found}"
 
 
-def test_the_client_plays_end_to_end_against_a_live_server(server_env: dict[str, str]) -> None:
+def test_the_client_plays_end_to_end_against_a_live_server(two_workers: ServerProcess) -> None:
     node = _node()
     _run([str(BIN / "tsc"), "-p", "tsconfig.e2e.json"], timeout=300)
-    server = ServerProcess(server_env, workers=1).start()
     try:
         output = _run(
             [node, "build/e2e/test/e2e.js"],
             timeout=300,
-            env={"SHUTBOX_BASE_URL": server.url},
+            env={"SHUTBOX_BASE_URL": two_workers.url},
         )
     except AssertionError as failure:
-        raise AssertionError(f"{failure}\nserver output:\n{server.output()[-4000:]}") from None
-    finally:
-        server.stop()
+        output = two_workers.output()[-4000:]
+        raise AssertionError(f"{failure}\nserver output:\n{output}") from None
     for scenario in ("Daily Dice", "Friend Box", "Solo with hints", "device transfer"):
         assert f"ok {scenario}" in output, output
