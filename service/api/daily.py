@@ -41,6 +41,7 @@ from service.api.deps import (
     optional_player,
     player_of_hash,
 )
+from service.api.document import created, documented, not_modified, resubmitted
 from service.api.front.hot import (
     BEFORE_FRAMEWORK,
     Answer,
@@ -51,7 +52,6 @@ from service.api.front.ratelimit import NOT_LIMITED, OWN_LIMIT, STORES
 from service.api.front.reading import bearer_token
 from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
-from service.api.problems import created, documented, not_modified, resubmitted
 from service.api.schemas import (
     DATE_TEXT,
     DICE,

@@ -20,9 +20,9 @@ from msgspec import UNSET, Meta, UnsetType
 from service.api import problems
 from service.api.bodies import decode
 from service.api.deps import AnyRequest, Services, ServicesDep
+from service.api.document import documented
 from service.api.front.hot import BEFORE_FRAMEWORK, Answer
 from service.api.front.ratelimit import NOT_LIMITED
-from service.api.problems import documented
 from service.api.schemas import (
     DICE,
     DiceIn,

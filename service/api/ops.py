@@ -36,6 +36,7 @@ from prometheus_client.registry import Collector
 
 from service.api import problems
 from service.api.deps import AnyRequest, ServicesDep
+from service.api.document import documented
 from service.api.front.hot import header
 from service.api.front.ratelimit import LOOPBACK, NOT_LIMITED, RateLimiter, ip_of
 from service.api.front.reading import bearer_token
@@ -84,7 +85,7 @@ class OpsController(Controller):
         opt={NOT_LIMITED: True},
         operation_id="healthz",
         summary="The process is alive",
-        responses=problems.documented(),  # a strange query's and the proxy's answers only
+        responses=documented(),  # a strange query's and the proxy's answers only
     )
     async def healthz(self) -> Health:
         return Health(status="ok")
@@ -96,7 +97,7 @@ class OpsController(Controller):
         summary="Ready to serve: the database answers (Redis is reported, not required)",
         description="503 when the database does not answer; Redis is optional: only reported.",
         responses={
-            **problems.documented(),  # a strange query's and the proxy's; its 503 beside this one
+            **documented(),  # a strange query's and the proxy's; its 503 beside this one
             503: ResponseSpec(
                 data_container=Readiness,
                 description="Not ready: the database does not answer",
