@@ -42,12 +42,8 @@ from service.api.deps import (
     player_of_hash,
 )
 from service.api.document import created, documented, not_modified, resubmitted
-from service.api.front.hot import (
-    BEFORE_FRAMEWORK,
-    Answer,
-    content_length,
-    header,
-)
+from service.api.front.answers import content_length
+from service.api.front.hot import BEFORE_FRAMEWORK, Answer, header
 from service.api.front.ratelimit import NOT_LIMITED, OWN_LIMIT, STORES
 from service.api.front.reading import bearer_token
 from service.api.idempotency import HEADER as IDEMPOTENCY_KEY

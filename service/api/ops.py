@@ -37,8 +37,9 @@ from prometheus_client.registry import Collector
 from service.api import problems
 from service.api.deps import AnyRequest, ServicesDep
 from service.api.document import documented
+from service.api.front.addresses import LOOPBACK, ip_of
 from service.api.front.hot import header
-from service.api.front.ratelimit import LOOPBACK, NOT_LIMITED, RateLimiter, ip_of
+from service.api.front.ratelimit import NOT_LIMITED, RateLimiter
 from service.api.front.reading import bearer_token
 from service.caching import registered
 from service.store.batch import SharedFlight

@@ -33,6 +33,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api import problems
 from service.api.bodies import is_json
+from service.api.front.answers import content_length, send_whole
 from service.api.front.litestar import is_valid_host
 from service.api.problems import database_problem, internal_error
 from service.store.db import TIMED_OUT, UNAVAILABLE
@@ -189,18 +190,6 @@ def hot_posts(app: ASGIApp) -> ASGIApp:
         await send_whole(send, status, headers, content)
 
     return middleware
-
-
-def content_length(body: bytes) -> tuple[bytes, bytes]:
-    return b"content-length", str(len(body)).encode()
-
-
-async def send_whole(
-    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes
-) -> None:
-    """A whole response in two messages, its headers as given (encoded already)."""
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def matched(scope: Scope) -> tuple[HotRoute, re.Match[str]] | None:

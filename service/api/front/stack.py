@@ -7,7 +7,8 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from service.api import problems
 from service.api.daily import daily_feed, feed_answer
-from service.api.front.hot import hot_posts, in_framework, matched, send_whole
+from service.api.front.answers import send_whole
+from service.api.front.hot import hot_posts, in_framework, matched
 from service.api.front.ratelimit import rate_limit_middleware
 from service.api.front.reading import one_reading_middleware
 from service.support.i18n import language_middleware
