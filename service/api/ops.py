@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import os
 from collections.abc import Iterator
 from typing import Annotated, Final, Literal
@@ -49,6 +50,8 @@ from service.support.i18n import _
 from service.support.settings import Settings
 
 DatabaseState = Literal["up", "down"]
+
+log = logging.getLogger("shutbox.ops")
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -123,7 +126,9 @@ async def readiness(pool: asyncpg.Pool, cache: Cache) -> tuple[DatabaseState, Re
         async with pool.acquire(timeout=1) as connection:
             await connection.fetchval("SELECT 1", timeout=1)
         database: DatabaseState = "up"
-    except Exception:
+    except Exception as error:  # whatever it is, the database does not answer: "down"
+        # The answer says down; the log says why (an operator reads it, not the prober).
+        log.warning("readiness: the database is down", extra={"error": repr(error)})
         database = "down"
     return database, await cache.state()
 
