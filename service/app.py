@@ -19,6 +19,7 @@ from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, License, SecurityScheme, Server
 from litestar.types import (
     ASGIApp,
+    ControllerRouterHandler,
     HTTPScope,
     LifeSpanReceive,
     LifeSpanScope,
@@ -192,7 +193,8 @@ class App(RoutedBehind):
     both): the GET is made, its status and headers sent (Content-Length included), its
     body not. The request log and metrics still say HEAD.
 
-    It can run the service's middleware straight from the server for the hottest routes
+    It can run the service's middleware straight from the server for the hottest routes,
+    those whose handlers name their own answerer in their ``opt``
     (``serve_before_framework``, ``service.api.front.hot``).
 
     A request's body must arrive within ``body_timeout`` seconds, whichever way reads it
@@ -305,24 +307,34 @@ def _without_body(send: Send) -> Send:
     return send_head
 
 
-def create_app(settings: Settings | None = None, clock: Clock | None = None) -> Litestar:
-    """The application; with no settings, from the environment (embedded database if none)."""
+def route_handlers() -> list[ControllerRouterHandler]:
+    """The service's routes: the API's resources, operations, the page."""
+    return [
+        PlayersController,
+        StatsController,
+        DailyController,
+        PracticeController,
+        BoxesController,
+        FriendsController,
+        SeriesController,
+        GameController,
+        OpsController,
+        MetricsController,
+        play_router(),
+    ]
+
+
+def create_app(
+    settings: Settings | None = None,
+    clock: Clock | None = None,
+    handlers: Sequence[ControllerRouterHandler] | None = None,
+) -> Litestar:
+    """The application; with no settings, from the environment (embedded database if
+    none); with no handlers, of the service's routes (``route_handlers``)."""
     settings = embedded.resolve(settings or Settings.from_env())
     logs.configure(settings.log_level)
     app = App(
-        route_handlers=[
-            PlayersController,
-            StatsController,
-            DailyController,
-            PracticeController,
-            BoxesController,
-            FriendsController,
-            SeriesController,
-            GameController,
-            OpsController,
-            MetricsController,
-            play_router(),
-        ],
+        route_handlers=list(handlers if handlers is not None else route_handlers()),
         dependencies=DEPENDENCIES,
         lifespan=[lifespan(settings, clock or SystemClock())],
         middleware=[framework_middleware],

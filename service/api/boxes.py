@@ -26,10 +26,10 @@ from service.api.deps import (
     ServicesDep,
     optional_player,
 )
+from service.api.document import created, documented, resubmitted
 from service.api.front.ratelimit import OWN_LIMIT, STORES, stores_for_a_player
 from service.api.game import DealToken, dealt
 from service.api.idempotency import JSON, respond_once
-from service.api.problems import created, documented, resubmitted
 from service.api.schemas import (
     CODE_TEXT,
     DICE,

@@ -41,17 +41,13 @@ from service.api.deps import (
     optional_player,
     player_of_hash,
 )
-from service.api.front.hot import (
-    BEFORE_FRAMEWORK,
-    Answer,
-    content_length,
-    header,
-)
+from service.api.document import created, documented, not_modified, resubmitted
+from service.api.front.answers import content_length
+from service.api.front.hot import BEFORE_FRAMEWORK, Answer, ByBody, ByPath, Reply, header
 from service.api.front.ratelimit import NOT_LIMITED, OWN_LIMIT, STORES
 from service.api.front.reading import bearer_token
 from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
-from service.api.problems import created, documented, not_modified, resubmitted
 from service.api.schemas import (
     DATE_TEXT,
     DICE,
@@ -285,7 +281,7 @@ def share_text(day: date, result: RunResult) -> str:
 _encoder = msgspec.json.Encoder()
 
 
-def feed_answer(feed: Feed, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+def feed_answer(feed: Feed, scope: Scope) -> Reply:
     """A date's Daily Dice as they are (past response rendering), or 304 when the client
     holds them already: the status, headers (a new list, the answer's own) and body."""
     if any(k == b"if-none-match" and feed.etag in v for k, v in scope["headers"]):
@@ -293,10 +289,21 @@ def feed_answer(feed: Feed, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]
     return 200, [*feed.headers], feed.body
 
 
+async def feed_reply(scope: Scope, path: re.Match[str]) -> Reply | None:
+    """The Daily Dice feed before the framework (``ByPath``): a date's dice from their
+    encoded copy, or None on the date's problem (the handler answers it, in the
+    request's language)."""
+    try:
+        feed = await daily_feed(scope["app"].state.services, path["day"])
+    except problems.ANSWERED:
+        return None
+    return feed_answer(feed, scope)
+
+
 async def daily_feed(services: Services, day: str) -> Feed:
     """The Daily Dice of the date a path names, encoded: made once a date and process,
     then kept (the dice of a date never change once issued). Raises the date's problem.
-    The handler's and the feed middleware's one way to them."""
+    The handler's and ``feed_reply``'s one way to them."""
     when = parse_date(day)
     now = services.clock.now()
     check_begun(when, services.settings, now)
@@ -429,10 +436,10 @@ class DailyController(Controller):
 
     @get(
         "/{day:str}",
-        # Answered by service.api.front.stack.daily_feed_middleware; public, immutable and
-        # cacheable (from memory, and from any HTTP cache in front): limiting it protects
-        # nothing, but for a path that is no date (a 400 that costs a token).
-        opt={BEFORE_FRAMEWORK: True, NOT_LIMITED: names_a_date},
+        # Answered before the framework by feed_reply; public, immutable and cacheable
+        # (from memory, and from any HTTP cache in front): limiting it protects nothing,
+        # but for a path that is no date (a 400 that costs a token).
+        opt={BEFORE_FRAMEWORK: ByPath(feed_reply), NOT_LIMITED: names_a_date},
         operation_id="getDailyDice",
         summary="The Daily Dice of a date",
         description=(
@@ -451,7 +458,7 @@ class DailyController(Controller):
         },
     )
     async def daily(self, request: AnyRequest, day: DatePath) -> ASGIResponse:
-        # A request the feed middleware did not answer (a date's problem, a browser's
+        # A request feed_reply did not answer (a date's problem, a browser's
         # request with CORS): the services come straight from the app state.
         feed = await daily_feed(request.app.state.services, day)
         status, headers, body = feed_answer(feed, request.scope)
@@ -462,7 +469,7 @@ class DailyController(Controller):
     @post(
         "/{day:str}/runs",
         # SHUTBOX_RATE_LIMIT_STORES: a run, or an Idempotency-Key's answer, a request
-        opt={BEFORE_FRAMEWORK: official_run_answer, OWN_LIMIT: STORES},
+        opt={BEFORE_FRAMEWORK: ByBody(official_run_answer), OWN_LIMIT: STORES},
         operation_id="submitDailyRun",
         summary="Submit the official run of a date",
         description=(

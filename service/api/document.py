@@ -1,18 +1,22 @@
 """The OpenAPI document's last touches, on what Litestar generates from the handlers, so
 that client generators (openapi-python-client, openapi-typescript) and linters (Redocly)
 take it as it is: public operations say so, one-member unions are their member, every
-object schema says what it is, and the proxy's own answers are on every operation."""
+object schema says what it is, and the proxy's own answers are on every operation. And
+what the handlers document with: the problems an operation answers (``documented``,
+from the one registry, ``service.api.problems``), the answers they encode themselves."""
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections import defaultdict
 from collections.abc import Iterator
 from typing import Any, Final, Union, get_args, get_origin
 
 import msgspec
 from litestar import Litestar, Response
 from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Reference, Schema
 
 from service.api import problems
@@ -159,3 +163,69 @@ def _types_of(app: Litestar) -> Iterator[Any]:
             yield answered
             for spec in (handler.responses or {}).values():
                 yield spec.data_container
+
+
+_DESCRIPTIONS: Final = {
+    400: "Malformed request (on every operation: a query parameter given twice, or one the "
+    "operation does not list)",
+    401: "Missing or bad bearer token",
+    403: "Not visible to this player yet",
+    404: "Unknown resource",
+    408: "The body did not arrive in time: the connection is closed",
+    409: "Conflicts with stored state",
+    413: "Request body too large",
+    415: "The body is not sent as application/json",
+    422: "Breaks the game's rules",
+    429: "Rate limited, by the service or by the proxy in front: retry after the seconds in "
+    "Retry-After",
+    503: "A dependency is down or busy (the database, the solver; behind the proxy, every "
+    "replica): retry after the seconds in Retry-After",
+}
+
+
+def documented(
+    *kinds: problems.ProblemType | tuple[problems.ProblemType, ...],
+) -> dict[int, ResponseSpec]:
+    """OpenAPI entries for the problems an operation can answer (and those of every
+    operation: a strange query string's, and the proxy's, which fronts every operation):
+    per status, the union of their schemas, told apart by ``type``."""
+    by_status: dict[int, list[type[msgspec.Struct]]] = defaultdict(list)
+    for entry in (*kinds, problems.QUERY, problems.PROXY):
+        for kind in entry if isinstance(entry, tuple) else (entry,):
+            if kind.schema not in by_status[kind.status]:
+                by_status[kind.status].append(kind.schema)
+    responses = {}
+    for status in sorted(by_status):
+        schemas = by_status[status]
+        names = ", ".join(f"`{s.__name__}`" for s in schemas)
+        union: Any = Union[tuple(schemas)]  # noqa: UP007 - of types known at run time
+        responses[status] = ResponseSpec(
+            data_container=union if len(schemas) > 1 else schemas[0],
+            description=f"{_DESCRIPTIONS[status]} (problem details: {names})",
+            media_type=problems.MEDIA_TYPE,
+            generate_examples=False,
+        )
+    return responses
+
+
+def created(result: type[msgspec.Struct], description: str) -> ResponseSpec:
+    """An answer whose handler sends encoded bytes itself: a creating POST's 201 (as an
+    idempotency key keeps them), or a stored run's 200 as it was first sent."""
+    return ResponseSpec(data_container=result, description=description, generate_examples=False)
+
+
+def resubmitted(result: type[msgspec.Struct]) -> ResponseSpec:
+    """The 200 of a creating POST whose identical request was accepted before."""
+    return ResponseSpec(
+        data_container=result,
+        description="The identical run again: the stored result, as first returned",
+        generate_examples=False,
+    )
+
+
+def not_modified() -> ResponseSpec:
+    return ResponseSpec(
+        data_container=None,
+        description="Not modified: the ETag sent in If-None-Match still holds",
+        generate_examples=False,
+    )

@@ -16,9 +16,9 @@ from msgspec import Meta
 from service.api import problems
 from service.api.daily import DatePath, check_begun, check_ranking_shown, parse_date
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
+from service.api.document import created, documented
 from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import respond_once
-from service.api.problems import created, documented
 from service.api.schemas import NAME, SCORE, SHUT, StreakFigures, streak_figures
 from service.store.db import Connection
 from service.store.players import PlayerRow

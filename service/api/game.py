@@ -20,9 +20,9 @@ from msgspec import UNSET, Meta, UnsetType
 from service.api import problems
 from service.api.bodies import decode
 from service.api.deps import AnyRequest, Services, ServicesDep
-from service.api.front.hot import BEFORE_FRAMEWORK, Answer
+from service.api.document import documented
+from service.api.front.hot import BEFORE_FRAMEWORK, Answer, ByBody
 from service.api.front.ratelimit import NOT_LIMITED
-from service.api.problems import documented
 from service.api.schemas import (
     DICE,
     DiceIn,
@@ -449,7 +449,7 @@ class GameController(Controller):
 
     @post(
         "/analyze",
-        opt={BEFORE_FRAMEWORK: analyze_answer},
+        opt={BEFORE_FRAMEWORK: ByBody(analyze_answer)},
         operation_id="analyzeRun",
         summary="Verify and analyse a run on dealt or given dice",
         description=(

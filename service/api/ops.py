@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import os
 from collections.abc import Iterator
 from typing import Annotated, Final, Literal
@@ -36,8 +37,10 @@ from prometheus_client.registry import Collector
 
 from service.api import problems
 from service.api.deps import AnyRequest, ServicesDep
+from service.api.document import documented
+from service.api.front.addresses import LOOPBACK, ip_of
 from service.api.front.hot import header
-from service.api.front.ratelimit import LOOPBACK, NOT_LIMITED, RateLimiter, ip_of
+from service.api.front.ratelimit import NOT_LIMITED, RateLimiter
 from service.api.front.reading import bearer_token
 from service.caching import registered
 from service.store.batch import SharedFlight
@@ -47,6 +50,8 @@ from service.support.i18n import _
 from service.support.settings import Settings
 
 DatabaseState = Literal["up", "down"]
+
+log = logging.getLogger("shutbox.ops")
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -84,7 +89,7 @@ class OpsController(Controller):
         opt={NOT_LIMITED: True},
         operation_id="healthz",
         summary="The process is alive",
-        responses=problems.documented(),  # a strange query's and the proxy's answers only
+        responses=documented(),  # a strange query's and the proxy's answers only
     )
     async def healthz(self) -> Health:
         return Health(status="ok")
@@ -96,7 +101,7 @@ class OpsController(Controller):
         summary="Ready to serve: the database answers (Redis is reported, not required)",
         description="503 when the database does not answer; Redis is optional: only reported.",
         responses={
-            **problems.documented(),  # a strange query's and the proxy's; its 503 beside this one
+            **documented(),  # a strange query's and the proxy's; its 503 beside this one
             503: ResponseSpec(
                 data_container=Readiness,
                 description="Not ready: the database does not answer",
@@ -121,7 +126,9 @@ async def readiness(pool: asyncpg.Pool, cache: Cache) -> tuple[DatabaseState, Re
         async with pool.acquire(timeout=1) as connection:
             await connection.fetchval("SELECT 1", timeout=1)
         database: DatabaseState = "up"
-    except Exception:
+    except Exception as error:  # whatever it is, the database does not answer: "down"
+        # The answer says down; the log says why (an operator reads it, not the prober).
+        log.warning("readiness: the database is down", extra={"error": repr(error)})
         database = "down"
     return database, await cache.state()
 

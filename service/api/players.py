@@ -17,9 +17,9 @@ from msgspec import UNSET, Meta, UnsetType
 
 from service.api import problems
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
+from service.api.document import documented
 from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import answer_once
-from service.api.problems import documented
 from service.api.schemas import (
     NAME,
     PAGE_SIZE,

@@ -27,9 +27,9 @@ from service.api.deps import (
     ServicesDep,
     optional_player,
 )
+from service.api.document import created, documented
 from service.api.front.ratelimit import OWN_LIMIT, stores_for_a_player
 from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
-from service.api.problems import created, documented
 from service.api.schemas import (
     PAGE_SIZE,
     SCORE,

@@ -3,21 +3,20 @@
 One registry: each problem type has its status, its title and the members it adds to
 the four standard ones, so the handlers that raise it and the OpenAPI document that
 describes it can't disagree. A handler raises ``ALREADY_PLAYED(detail, members)``; an
-operation documents what it can answer with ``documented(ALREADY_PLAYED, ...)``.
+operation documents what it can answer with ``documented(ALREADY_PLAYED, ...)``
+(``service.api.document``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal, Union, cast
+from typing import Annotated, Any, Final, Literal, cast
 
 import msgspec
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.plugins.problem_details import (
     ProblemDetailsConfig,
     ProblemDetailsException,
@@ -475,67 +474,3 @@ def plugin() -> ProblemDetailsPlugin:
         mapping[error] = from_database_timeout
     mapping[ClientClosedRequest] = from_client_closed
     return ProblemDetailsPlugin(ProblemDetailsConfig(exception_to_problem_detail_map=mapping))
-
-
-_DESCRIPTIONS: Final = {
-    400: "Malformed request (on every operation: a query parameter given twice, or one the "
-    "operation does not list)",
-    401: "Missing or bad bearer token",
-    403: "Not visible to this player yet",
-    404: "Unknown resource",
-    408: "The body did not arrive in time: the connection is closed",
-    409: "Conflicts with stored state",
-    413: "Request body too large",
-    415: "The body is not sent as application/json",
-    422: "Breaks the game's rules",
-    429: "Rate limited, by the service or by the proxy in front: retry after the seconds in "
-    "Retry-After",
-    503: "A dependency is down or busy (the database, the solver; behind the proxy, every "
-    "replica): retry after the seconds in Retry-After",
-}
-
-
-def documented(*kinds: ProblemType | tuple[ProblemType, ...]) -> dict[int, ResponseSpec]:
-    """OpenAPI entries for the problems an operation can answer (and those of every
-    operation: a strange query string's, and the proxy's, which fronts every operation):
-    per status, the union of their schemas, told apart by ``type``."""
-    by_status: dict[int, list[type[msgspec.Struct]]] = defaultdict(list)
-    for entry in (*kinds, QUERY, PROXY):
-        for kind in entry if isinstance(entry, tuple) else (entry,):
-            if kind.schema not in by_status[kind.status]:
-                by_status[kind.status].append(kind.schema)
-    responses = {}
-    for status in sorted(by_status):
-        schemas = by_status[status]
-        names = ", ".join(f"`{s.__name__}`" for s in schemas)
-        union: Any = Union[tuple(schemas)]  # noqa: UP007 - of types known at run time
-        responses[status] = ResponseSpec(
-            data_container=union if len(schemas) > 1 else schemas[0],
-            description=f"{_DESCRIPTIONS[status]} (problem details: {names})",
-            media_type=MEDIA_TYPE,
-            generate_examples=False,
-        )
-    return responses
-
-
-def created(result: type[msgspec.Struct], description: str) -> ResponseSpec:
-    """An answer whose handler sends encoded bytes itself: a creating POST's 201 (as an
-    idempotency key keeps them), or a stored run's 200 as it was first sent."""
-    return ResponseSpec(data_container=result, description=description, generate_examples=False)
-
-
-def resubmitted(result: type[msgspec.Struct]) -> ResponseSpec:
-    """The 200 of a creating POST whose identical request was accepted before."""
-    return ResponseSpec(
-        data_container=result,
-        description="The identical run again: the stored result, as first returned",
-        generate_examples=False,
-    )
-
-
-def not_modified() -> ResponseSpec:
-    return ResponseSpec(
-        data_container=None,
-        description="Not modified: the ETag sent in If-None-Match still holds",
-        generate_examples=False,
-    )

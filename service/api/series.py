@@ -15,9 +15,9 @@ from msgspec import UNSET, Meta, UnsetType
 
 from service.api import problems
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
+from service.api.document import created, documented, resubmitted
 from service.api.front.ratelimit import OWN_LIMIT, STORES
 from service.api.idempotency import respond_once
-from service.api.problems import created, documented, resubmitted
 from service.api.schemas import (
     CODE_TEXT,
     DICE,

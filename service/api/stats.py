@@ -12,7 +12,7 @@ from msgspec import Meta
 
 from service.api import problems
 from service.api.deps import BEARER, PlayerDep, ServicesDep
-from service.api.problems import documented
+from service.api.document import documented
 from service.api.schemas import StreakFigures, streak_figures
 from service.store import daily
 from service.store.daily import PlayerCounters

@@ -8,6 +8,7 @@ at submission. Its answer is rendered from those (``service.usecases.daily``), n
 
 from __future__ import annotations
 
+import logging
 import random
 import uuid
 from collections.abc import Mapping
@@ -35,6 +36,8 @@ COUNTER_SHARDS: Final = 16
 PARTITIONS_AHEAD: Final = timedelta(days=62)
 TOP_MOST: Final = 100
 """The most runs a leaderboard lists (``day_leaderboard`` reads this many at most)."""
+
+log = logging.getLogger("shutbox.daily")
 
 
 class VerifiedRun(msgspec.Struct, frozen=True):
@@ -167,9 +170,10 @@ async def stored(
 ) -> list[Outcome | Exception]:
     """The runs stored in two round trips (``stored_unlocked``; one when ``read`` already),
     else in a transaction that locks the players first. A batch that fails for another
-    reason than an unreachable database is tried again one submission at a time, locked
-    (a lone one too), so that a submission that cannot be stored fails alone: its answer
-    is the error."""
+    reason than an unreachable database (an error the database reports: one
+    submission's row refused, a race with another process) is tried again one
+    submission at a time, locked (a lone one too), so that a submission that cannot be
+    stored fails alone: its answer is the error. Any other error is a bug: raised."""
     try:
         if read is None:
             read = await read_batch(connection, runs, lock=False)
@@ -177,9 +181,13 @@ async def stored(
         return list(unlocked if unlocked is not None else await submit_all(connection, runs))
     except UNAVAILABLE:
         raise
-    except Exception:
+    except asyncpg.PostgresError as error:
         # Each again in the transaction that locks its player first: a race with another
         # process's batch (a unique key, a serialization failure) ends as that decides.
+        log.warning(
+            "official runs stored one at a time",
+            extra={"runs": len(runs), "error": repr(error)},
+        )
         return [await _alone(connection, one) for one in runs]
 
 

@@ -17,7 +17,8 @@ import asyncpg
 import pytest
 from prometheus_client.registry import CollectorRegistry
 
-from service.api.front.ratelimit import LOOPBACK, RateLimiter, limited_as
+from service.api.front.addresses import LOOPBACK, limited_as
+from service.api.front.ratelimit import RateLimiter
 from service.store.cache import Cache
 from service.support.settings import Limit, Settings, SettingsError
 from tests.conftest import from_address, served

@@ -4,35 +4,48 @@ and every in-process cache's size and bound."""
 from __future__ import annotations
 
 import gc
+import secrets
+from collections.abc import Iterable
 
 import httpx
 import pytest
-from prometheus_client import CollectorRegistry, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Histogram, Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.caching import registered
-from service.support.logs import _observe_all
+from service.support.logs import RequestMetrics
+
+Sample = tuple[str, dict[str, str], float]
 
 
-def test_a_batch_of_durations_is_observed_as_each_one_would_be() -> None:
+async def test_a_batch_of_durations_is_observed_as_each_one_would_be() -> None:
+    """Requests kept and written in one batch (``RequestMetrics.flush``) read in the
+    metrics exactly as the same durations observed one by one."""
+    path = f"/batched/{secrets.token_hex(4)}"  # a route of its own: no other request's
+    values = [0.0, 0.004, 0.005, 0.0051, 0.3, 2.5, 7.5, 9.99, 10.0, 42.0]  # bounds and between
+    kept = RequestMetrics()
+    for value in values:
+        kept.add("GET", path, 200, value)  # on a running loop: written later, together
+    kept.flush()
     registry = CollectorRegistry()
     one_by_one = Histogram("one_by_one", "", registry=registry)
-    batched = Histogram("batched", "", registry=registry)
-    values = [0.0, 0.004, 0.005, 0.0051, 0.3, 2.5, 7.5, 9.99, 10.0, 42.0]  # bounds and between
     for value in values:
         one_by_one.observe(value)
-    _observe_all(batched, values)
 
-    def samples(name: str) -> list[tuple[str, dict[str, str], float]]:
-        [metric] = [m for m in registry.collect() if m.name == name]
+    def samples(found: Iterable[Metric], name: str, labels: dict[str, str]) -> list[Sample]:
+        [metric] = [m for m in found if m.name == name]
         return [
-            (s.name.removeprefix(name), s.labels, s.value)
+            (s.name.removeprefix(name), {k: v for k, v in s.labels.items() if k == "le"}, s.value)
             for s in metric.samples
-            if not s.name.endswith("_created")
+            if not s.name.endswith("_created") and labels.items() <= s.labels.items()
         ]
 
-    assert samples("batched") == samples("one_by_one")
-    assert ("_count", {}, len(values)) in samples("batched")
+    labels = {"method": "GET", "path": path}
+    batched = samples(REGISTRY.collect(), "shutbox_request_duration_seconds", labels)
+    assert batched == samples(registry.collect(), "one_by_one", {})
+    assert ("_count", {}, len(values)) in batched
+    [counted] = samples(REGISTRY.collect(), "shutbox_requests", {**labels, "status": "200"})
+    assert counted[1:] == ({}, len(values))
 
 
 @pytest.mark.parametrize("redis_mode", ["no-redis"], indirect=True)

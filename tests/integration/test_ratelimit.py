@@ -144,27 +144,24 @@ async def test_the_daily_feed_and_operations_are_not_limited(limited: httpx.Asyn
     assert (await limited.get("/v1/solution")).status_code == 200  # the bucket is still full
 
 
-def test_a_refused_request_takes_no_token_from_its_other_limits() -> None:
-    from service.api.front.ratelimit import LocalBuckets
-
-    buckets = LocalBuckets()
+async def test_a_refused_request_takes_no_token_from_its_other_limits() -> None:
+    limiter = RateLimiter(Cache(None, "t:"), None, None, [])
     address, token = Limit(2, 3600), Limit(1, 3600)
-    assert buckets.take([("address", address), ("token", token)]) == 0
-    assert buckets.take([("address", address), ("token", token)]) > 0  # the token is spent
+    client = "198.51.100.4"
+    assert await limiter.take(client, [("address", address), ("token", token)]) == 0
+    assert await limiter.take(client, [("address", address), ("token", token)]) > 0
     # The refused request left the address its second token, and only that one.
-    assert buckets.take([("address", address)]) == 0
-    assert buckets.take([("address", address)]) > 0
+    assert await limiter.take(client, [("address", address)]) == 0
+    assert await limiter.take(client, [("address", address)]) > 0
 
 
 async def test_requests_sharing_one_redis_call_are_taken_in_order_as_in_a_process(
     redis_prefix: str, shared_redis_url: str
 ) -> None:
-    """One batch of requests of several clients (one script call, or one per hash slot
-    on a cluster): each is all or nothing, in order, exactly as the in-process buckets
+    """Requests of several clients at once (one script call, or one per hash slot on a
+    cluster): each is all or nothing, in order, exactly as the in-process buckets
     decide them one after another."""
     import secrets
-
-    from service.api.front.ratelimit import LocalBuckets
 
     address, token, other = Limit(4, 3600), Limit(2, 3600), Limit(1, 3600)
     named = [
@@ -180,19 +177,16 @@ async def test_requests_sharing_one_redis_call_are_taken_in_order_as_in_a_proces
     ]
     cache = Cache.connect(shared_redis_url, f"{redis_prefix}{secrets.token_hex(4)}:")
     limiter = RateLimiter(cache, None, None, [])
-    requests = [
-        [(cache.key(client, "ratelimit", name), limit) for name, limit in buckets]
-        for client, buckets in named
-    ]
     try:
-        shared = await limiter._take_shared(requests)
+        shared = await asyncio.gather(*(limiter.take(c, buckets) for c, buckets in named))
         assert cache.usable  # decided by the script, not by the fallback to this process
+        if cache.clustered:  # the clients' buckets live in slots of their own
+            slots = {cache.slot(cache.key(c, "ratelimit", "a")) for c, _buckets in named}
+            assert len(slots) == 3
     finally:
         await cache.close()
-    if cache.clustered:  # the clients' buckets live in slots of their own
-        assert len({cache.slot(buckets[0][0]) for buckets in requests}) == 3
-    local = LocalBuckets()
-    one_by_one = [local.take(buckets) for buckets in requests]
+    alone = RateLimiter(Cache(None, "t:"), None, None, [])
+    one_by_one = [await alone.take(c, buckets) for c, buckets in named]
     allowed = [wait == 0 for wait in shared]
     assert allowed == [wait == 0 for wait in one_by_one]
     assert allowed == [True, True, True, True, True, False, True, False, False]
@@ -228,7 +222,7 @@ async def test_tokens_taken_ahead_never_let_processes_past_the_limit(
     never get more between them, and at most the tokens each holds ahead fewer."""
     import secrets
 
-    from service.api.front.ratelimit import ahead
+    from service.store.buckets.ahead import ahead
 
     limit = Limit(256, 3600)
     assert ahead(limit) == 4
@@ -306,14 +300,13 @@ async def test_tokens_let_through_at_first_sight_are_taken_before_the_app_stops(
     import redis.asyncio
     from litestar.testing import AsyncTestClient
 
-    import service.api.front.ratelimit
+    import service.store.buckets.shared
     from service.app import create_app
     from service.support.clock import FixedClock
     from tests.conftest import NOW, REDIS_URL
 
-    monkeypatch.setattr(
-        service.api.front.ratelimit, "RECONCILE_SECONDS", 3600.0
-    )  # not before the stop
+    # Not before the stop.
+    monkeypatch.setattr(service.store.buckets.shared, "RECONCILE_SECONDS", 3600.0)
     prefix = f"{settings.redis_prefix}{secrets.token_hex(4)}:"
     changed = msgspec.structs.replace(settings, redis_prefix=prefix, rate_limit_address="1200/h")
     async with AsyncTestClient(create_app(changed, FixedClock(NOW))) as client:

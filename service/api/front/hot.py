@@ -2,21 +2,23 @@
 ``POST /v1/analyze``, a player's official daily run, and the Daily Dice feed.
 
 ``App`` runs the service's own middleware (log and metrics, language, rate limits,
-the feed and the answerers below) straight from the server for the routes whose
-handlers say so in their ``opt`` (``BEFORE_FRAMEWORK``; ``hot_routes`` reads them from
-the router). Whatever the middleware does not answer goes on to the framework, marked
+the answerers below) straight from the server for the routes whose handlers say so in
+their ``opt``: ``BEFORE_FRAMEWORK``, the handler's own answerer, typed by what it reads
+(``ByPath``: the Daily Dice feed's; ``ByBody``: the hot POSTs'). ``hot_routes``
+reads them from the router; a route is answered by its own handler's answerer, or by
+the framework. Whatever the middleware does not answer goes on to the framework, marked
 ``FRONT`` so that the same middleware inside it lets the request through. Every other
 request takes the framework's way, middleware included. What it saves:
 docs/performance.md.
 
-A route's answerer is the handler's own function, handed the request's whole JSON body:
-it gives the status and encoded body to send, or None having stored nothing when it
-meets a problem (``problems.ANSWERED``): the request goes on to the handler, with the
-body read here handed on, which answers it from the start; so does a body too large or
-of unknown length. Any other exception is a bug, answered as the 500 problem
-(``last_resort``). A database that cannot answer is the exception: its 503 is answered
-here at once, rather than the handler trying the database again, and so is the 408 of a
-body that did not arrive in time (``service.api.front.reading``).
+A route's answerer is the handler's own function, handed the request's path matched
+(and, from a body, its whole JSON body): it gives the answer to send, or None having
+stored nothing when it meets a problem (``problems.ANSWERED``): the request goes on to
+the handler, with the body read here handed on, which answers it from the start; so
+does a body too large or of unknown length. Any other exception is a bug, answered as
+the 500 problem (``last_resort``). A database that cannot answer is the exception: its
+503 is answered here at once, rather than the handler trying the database again, and so
+is the 408 of a body that did not arrive in time (``service.api.front.reading``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api import problems
 from service.api.bodies import is_json
+from service.api.front.answers import content_length, send_whole
 from service.api.front.litestar import is_valid_host
 from service.api.problems import database_problem, internal_error
 from service.store.db import TIMED_OUT, UNAVAILABLE
@@ -45,14 +48,37 @@ Answer = tuple[int, bytes]
 Answerer = Callable[[Scope, bytes, re.Match[str]], Awaitable[Answer | None]]
 """Answers a request (its scope, its body, its path matched), or None for the handler;
 raises ``DATABASE_DOWN`` errors."""
+Headers = list[tuple[bytes, bytes]]
+Reply = tuple[int, Headers, bytes]
+"""The status, the headers (encoded, the reply's own list) and the body of a response."""
+PathAnswerer = Callable[[Scope, re.Match[str]], Awaitable[Reply | None]]
+"""Answers a request from its scope and its path matched, or None for the handler;
+raises ``DATABASE_DOWN`` errors."""
+
+
+class ByBody(NamedTuple):
+    """``BEFORE_FRAMEWORK`` of a route answered from its whole JSON body (a POST's),
+    after the language: the answer may have text."""
+
+    answer: Answerer
+
+
+class ByPath(NamedTuple):
+    """``BEFORE_FRAMEWORK`` of a route answered from its path and headers alone, no body
+    read, before the language: an answer with no text (the Daily Dice feed's)."""
+
+    answer: PathAnswerer
+
+
+FastPath = ByBody | ByPath
 
 
 FRONT: Final = "shutbox.front"
 """In a scope: the service's middleware ran before the framework (``App``)."""
 BEFORE_FRAMEWORK: Final = "before_framework"
 """A route handler's ``opt`` naming how its requests are answered before the framework:
-its ``Answerer`` (a POST), or True (answered by a middleware of the service's own, the
-Daily Dice feed's)."""
+its own answerer, ``ByBody`` or ``ByPath``; anything else is refused at start-up
+(``hot_routes``). A handler that does not say so is answered by the framework."""
 
 
 class HotRoute(NamedTuple):
@@ -63,7 +89,8 @@ class HotRoute(NamedTuple):
     named as the route names it."""
     template: str
     """The route's template as the framework's router gives it (the metrics' label)."""
-    answerer: Answerer | None
+    answerer: FastPath
+    """The handler's own answerer, as its ``opt`` gives it."""
     handler: HTTPRouteHandler
     """The route's handler, as the router would hand it on: what its ``opt`` says
     (the rate limits, the query parameters) holds before the framework as inside it."""
@@ -78,6 +105,8 @@ def hot_routes(routes: Iterable[BaseRoute]) -> tuple[HotRoute, ...]:
             how = handler.opt.get(BEFORE_FRAMEWORK)
             if how is None:
                 continue
+            if not isinstance(how, ByBody | ByPath):
+                raise TypeError(f"{handler}: {BEFORE_FRAMEWORK} is ByBody or ByPath, not {how!r}")
             # Static text, a parameter's name, static text, ... (``{name}`` or ``{name:type}``).
             parts = re.split(r"\{([^}:]+)[^}]*\}", route.path_format)
             static, names = parts[0::2], parts[1::2]
@@ -85,10 +114,8 @@ def hot_routes(routes: Iterable[BaseRoute]) -> tuple[HotRoute, ...]:
                 re.escape(static[0])
                 + "".join(f"(?P<{n}>[^/]+){re.escape(s)}" for n, s in zip(names, static[1:]))
             )
-            answerer = how if callable(how) else None
             found += [
-                HotRoute(m, path, route.path_format, answerer, handler)
-                for m in handler.http_methods
+                HotRoute(m, path, route.path_format, how, handler) for m in handler.http_methods
             ]
     return tuple(found)
 
@@ -159,13 +186,38 @@ class Front(Protocol):
     hot_routes: Sequence[HotRoute]
 
 
-def hot_posts(app: ASGIApp) -> ASGIApp:
-    """A middleware answering the POSTs of the app's hot routes with their answerers."""
+def answered_from_path(app: ASGIApp) -> ASGIApp:
+    """A middleware answering the requests of the app's hot routes that say ``ByPath``
+    with their answerers; the rest, and a problem, go on to ``app``."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         route, path = matched(scope) or (None, None)
-        answerer = route.answerer if route is not None else None
-        if answerer is None or path is None:
+        how = route.answerer if route is not None else None
+        if not isinstance(how, ByPath) or path is None:
+            await app(scope, receive, send)
+            return
+        try:
+            reply = await how.answer(scope, path)
+        except DATABASE_DOWN as error:
+            await problems.answer(database_problem(error), scope, receive, send)
+            return
+        if reply is None:
+            await app(scope, receive, send)
+            return
+        await send_whole(send, *reply)
+
+    return middleware
+
+
+def answered_from_body(app: ASGIApp) -> ASGIApp:
+    """A middleware answering the requests of the app's hot routes that say ``ByBody``
+    with their answerers, the body read whole; the rest, a body of unknown length or too
+    large, and a problem, go on to ``app``."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        route, path = matched(scope) or (None, None)
+        how = route.answerer if route is not None else None
+        if not isinstance(how, ByBody) or path is None:
             await app(scope, receive, send)
             return
         try:
@@ -177,7 +229,7 @@ def hot_posts(app: ASGIApp) -> ASGIApp:
             await app(scope, receive, send)
             return
         try:
-            answer = await answerer(scope, body, path)
+            answer = await how.answer(scope, body, path)
         except DATABASE_DOWN as error:
             await problems.answer(database_problem(error), scope, receive, send)
             return
@@ -189,18 +241,6 @@ def hot_posts(app: ASGIApp) -> ASGIApp:
         await send_whole(send, status, headers, content)
 
     return middleware
-
-
-def content_length(body: bytes) -> tuple[bytes, bytes]:
-    return b"content-length", str(len(body)).encode()
-
-
-async def send_whole(
-    send: Send, status: int, headers: list[tuple[bytes, bytes]], body: bytes
-) -> None:
-    """A whole response in two messages, its headers as given (encoded already)."""
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 def matched(scope: Scope) -> tuple[HotRoute, re.Match[str]] | None:

@@ -5,14 +5,19 @@ left to the framework, and a 500 problem for an error raised on the way."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
 import msgspec
 import pytest
+from litestar import Controller, get
+from litestar.params import PathParameter
 
+from service.api.daily import feed_reply
 from service.api.front import ratelimit
-from service.app import App, create_app
+from service.api.front.answers import content_length
+from service.api.front.hot import BEFORE_FRAMEWORK, ByPath, Reply
+from service.app import App, create_app, route_handlers
 from service.rules.dice import derive_dice
 from service.rules.ruleset import Rules
 from service.support.settings import Settings
@@ -38,8 +43,125 @@ def test_each_hot_route_carries_the_template_the_router_gives(settings: Settings
     for route in app.hot_routes:
         method, path = SAMPLES[f"{route.method} {route.template}"]
         assert route.path.fullmatch(path)
-        *_, template = app.asgi_router.handle_routing(path=path, method=method)
+        _app, handler, *_, template = app.asgi_router.handle_routing(path=path, method=method)
         assert template == route.template
+        assert handler is route.handler  # the router's, whose opt names the answerer
+
+
+def declared_hot(app: App) -> dict[tuple[str, str], object]:
+    """What the app's route handlers name in their ``opt`` as their fast path, by method
+    and route path."""
+    return {
+        (method, route.path_format): handler.opt[BEFORE_FRAMEWORK]
+        for route in app.routes
+        for handler in getattr(route, "route_handlers", ())
+        if BEFORE_FRAMEWORK in handler.opt
+        for method in handler.http_methods
+    }
+
+
+def test_each_hot_route_is_answered_by_its_own_handlers_answerer(settings: Settings) -> None:
+    """The fast path and the handlers' ``opt`` agree: a route is hot exactly when its
+    handler names an answerer, and is answered by that one (the feed's answerer on the
+    feed's route, and on no other)."""
+    app = create_app(settings)
+    assert isinstance(app, App)
+    hot = {(route.method, route.template): route for route in app.hot_routes}
+    assert {where: route.answerer for where, route in hot.items()} == declared_hot(app)
+    for route in app.hot_routes:
+        assert route.answerer is route.handler.opt[BEFORE_FRAMEWORK]
+    feed = [route for route in app.hot_routes if route.answerer == ByPath(feed_reply)]
+    assert [(route.method, route.template) for route in feed] == [("GET", "/v1/daily/{day}")]
+
+
+async def probe_reply(scope: Any, path: re.Match[str]) -> Reply | None:
+    """A GET's fast path of its own: its name back, or None (to the handler) for "pass"."""
+    if path["name"] == "pass":
+        return None
+    body = msgspec.json.encode({"answered": "before", "name": path["name"]})
+    return 200, [(b"content-type", b"application/json"), content_length(body)], body
+
+
+Name = Annotated[str, PathParameter()]
+
+
+class Probe(Controller):
+    """Routes added hot: a GET with an answerer of its own and no word on limits, and a
+    GET that names none."""
+
+    path = "/probe"
+
+    @get("/{name:str}", opt={BEFORE_FRAMEWORK: ByPath(probe_reply)}, include_in_schema=False)
+    async def hot(self, name: Name) -> dict[str, str]:
+        return {"answered": "handler", "name": name}
+
+    @get("/{name:str}/cold", include_in_schema=False)
+    async def cold(self, name: Name) -> dict[str, str]:
+        return {"answered": "handler", "name": name}
+
+
+async def test_a_get_added_hot_is_answered_by_its_own_answerer_and_limited(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GET marked hot with an answerer of its own is answered by that one, before the
+    framework, not by the feed's; and it is limited, its handler saying nothing of
+    limits (the feed's exemption is the feed handler's alone). A GET naming no answerer
+    is the framework's."""
+    import secrets
+
+    from litestar.testing import AsyncTestClient
+
+    from service.support.clock import FixedClock
+
+    reached: list[str] = []
+    framework = App.framework
+
+    async def seen(self: App, scope: Any, receive: Any, send: Any) -> None:
+        reached.append(scope["path"])
+        await framework(self, scope, receive, send)
+
+    monkeypatch.setattr(App, "framework", seen)
+    prefix = f"{settings.redis_prefix}{secrets.token_hex(4)}:"
+    changed = msgspec.structs.replace(settings, redis_prefix=prefix, rate_limit_address="4/h")
+    app = create_app(changed, FixedClock(NOW), handlers=[*route_handlers(), Probe])
+    assert isinstance(app, App)
+    assert ("GET", "/probe/{name}") in {(r.method, r.template) for r in app.hot_routes}
+    assert ("GET", "/probe/{name}/cold") not in {(r.method, r.template) for r in app.hot_routes}
+    async with AsyncTestClient(app) as client:
+        answers = [await client.get(f"/probe/{name}") for name in ("a", DAY, "pass")]
+        assert [a.json() for a in answers] == [
+            {"answered": "before", "name": "a"},
+            {"answered": "before", "name": DAY},  # a date: still its own, not the feed
+            {"answered": "handler", "name": "pass"},
+        ]
+        assert reached == ["/probe/pass"]  # only what its answerer handed on
+        cold = await client.get("/probe/b/cold")
+        assert cold.json() == {"answered": "handler", "name": "b"}
+        assert (await client.get("/probe/c")).status_code == 429  # the fifth: limited
+        for _ in range(3):  # the feed is not limited: its handler says so
+            assert (await client.get(f"/v1/daily/{DAY}")).status_code == 200
+
+
+def test_a_fast_path_not_named_by_its_answerer_is_refused_at_start_up(
+    settings: Settings,
+) -> None:
+    """``True`` (once "the feed") or a bare function says nothing of what answers: the
+    app does not start."""
+
+    async def bare(scope: Any, path: re.Match[str]) -> Reply | None:
+        return None
+
+    for word in (True, bare):
+
+        class Vague(Controller):
+            path = "/vague"
+
+            @get("/{name:str}", opt={BEFORE_FRAMEWORK: word}, include_in_schema=False)
+            async def vague(self, name: Name) -> str:
+                return name
+
+        with pytest.raises(TypeError, match="ByBody or ByPath"):
+            create_app(settings, handlers=[*route_handlers(), Vague])
 
 
 def answer_of(response: httpx.Response) -> tuple[int, dict[str, str], Any]:

@@ -91,28 +91,26 @@ async def test_a_cancelled_caller_leaves_the_others_their_answers() -> None:
 
 async def test_callers_of_a_stopped_batcher_fail_instead_of_waiting_and_it_starts_again() -> None:
     started = asyncio.Event()
+    draining: list[asyncio.Task[object] | None] = []
 
-    async def hang(items: list[int]) -> list[int | Exception]:
-        started.set()
-        await asyncio.Event().wait()
+    async def hang_once(items: list[int]) -> list[int | Exception]:
+        if not draining:
+            draining.append(asyncio.current_task())  # the batcher's task, handling
+            started.set()
+            await asyncio.Event().wait()
         return items
 
-    batcher = Batcher(hang)
+    batcher = Batcher(hang_once)
     in_flight = asyncio.create_task(batcher(1))
     await started.wait()
     queued = asyncio.create_task(batcher(2))
     await asyncio.sleep(0)
-    drain = batcher._drain_task
-    assert drain is not None
+    [drain] = draining
+    assert drain is not None and drain is not in_flight
     drain.cancel()  # as at shutdown
     for caller in (in_flight, queued):
         with pytest.raises(RuntimeError, match="the batcher stopped"):
             await caller
-
-    async def echo(items: list[int]) -> list[int | Exception]:
-        return items
-
-    batcher._handle = echo
     assert await batcher(3) == 3
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -221,8 +222,9 @@ async def test_a_final_histogram_is_mirrored_and_an_open_one_read_afresh(
 
 
 async def test_a_submission_that_cannot_be_stored_fails_alone(
-    pool: asyncpg.Pool, histograms: Histograms
+    pool: asyncpg.Pool, histograms: Histograms, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.WARNING, logger="shutbox.daily")
     [day] = fresh_days(1)
     await days_with_dice(pool, histograms.cache, day)
     ids = await new_players(pool, 3)
@@ -236,6 +238,33 @@ async def test_a_submission_that_cannot_be_stored_fails_alone(
     stored = await pool.fetch("SELECT player_id FROM daily_runs WHERE day = $1", day)
     assert {r["player_id"] for r in stored} == {ids[0], ids[2]}
     assert (await histograms.rank(day, 8)).players == 2
+    # The batch's failure is said, with its cause, before each is tried alone.
+    [said] = [r for r in caplog.records if r.name == "shutbox.daily"]
+    assert said.levelno == logging.WARNING
+    assert said.getMessage() == "official runs stored one at a time"
+    assert "ForeignKeyViolationError" in said.__dict__["error"]
+    assert said.__dict__["runs"] == 3
+
+
+async def test_a_bug_in_a_batch_is_raised_not_tried_again_one_at_a_time(
+    pool: asyncpg.Pool, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An error the database did not report (here a TypeError in the service's own code)
+    is a bug: it fails the batch as it is, and no submission is stored one at a time."""
+    caplog.set_level(logging.WARNING, logger="shutbox.daily")
+    [day] = fresh_days(1)
+    cache = Cache.connect(None, "bug:")
+    await days_with_dice(pool, cache, day)
+    ids = await new_players(pool, 2)
+
+    async def broken(*args: object) -> None:
+        raise TypeError("a bug")
+
+    monkeypatch.setattr(daily, "stored_unlocked", broken)
+    with pytest.raises(TypeError, match="a bug"):
+        await daily.submit_batch(pool, [submission(player, day, 5) for player in ids])
+    assert await pool.fetchval("SELECT count(*) FROM daily_runs WHERE day = $1", day) == 0
+    assert not [r for r in caplog.records if r.name == "shutbox.daily"]
 
 
 async def kinds_read(pool: asyncpg.Pool, plan: list[daily.NewRun]) -> dict[str, int]:
