@@ -4,15 +4,14 @@ owner's final position as the target."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final
 from urllib.parse import parse_qsl
-from uuid import UUID
 
 import msgspec
 from litestar import Controller, Response, get, post
 from litestar.params import JSONBody, PathParameter, QueryParameter
+from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.types import Scope
 from msgspec import UNSET, Meta, UnsetType
 
@@ -28,7 +27,7 @@ from service.api.deps import (
 )
 from service.api.document import created, documented, resubmitted
 from service.api.front.ratelimit import OWN_LIMIT, STORES, stores_for_a_player
-from service.api.game import DealToken, dealt
+from service.api.game import DealToken, deal_problem
 from service.api.idempotency import JSON, respond_once
 from service.api.schemas import (
     CODE_TEXT,
@@ -42,23 +41,20 @@ from service.api.schemas import (
     OffsetQuery,
     RulesIn,
     RulesOut,
-    RunResult,
     StoredRunResult,
     move_in,
     rules_out,
     run_result,
 )
-from service.api.tables import held_tables
-from service.rules.analysis import report
-from service.rules.dice import box_sequence_id
+from service.api.tables import holding
 from service.rules.ruleset import Roll, Rules
-from service.store import boxes, sequences
-from service.store.boxes import Box, Mode, NewBoxRun, OwnersRun
 from service.store.db import Connection, Database
-from service.store.players import PlayerRow
 from service.store.runs import AlreadyPlayed
 from service.support import codes
 from service.support.i18n import _
+from service.usecases import boxes as use_cases
+from service.usecases import deals
+from service.usecases.boxes import Mode, Outcome
 
 # Read by problems.parsed_code, which answers 400 invalid-code or mistyped-code.
 CodePath = Annotated[
@@ -209,7 +205,7 @@ class Versus(msgspec.Struct, frozen=True):
 
     owner_score: Annotated[int, Meta(description="The owner's score on the box.")]
     outcome: Annotated[
-        Literal["win", "tie", "loss"],
+        Outcome,
         Meta(
             description="This run's: `win` a lower score than the owner's, `tie` the same, "
             "`loss` a higher one."
@@ -256,56 +252,45 @@ class BoxResult(msgspec.Struct, frozen=True):
     owner: Annotated[bool, Meta(description="Whether this is the box owner's run.")]
 
 
-async def find_box(database: Database, text: str) -> Box:
-    code = problems.parsed_code(text)
-    found = await boxes.box(database, code)
-    if found is None:
-        raise problems.UNKNOWN_BOX(_("There is no box {code}.", code=codes.display(code)))
-    return found
+def code_of(text: str) -> str:
+    """The canonical box code a path names, else 400."""
+    return problems.parsed_code(text)
 
 
-def versus(score: int, owner_score: int) -> Versus:
-    outcome: Literal["win", "tie", "loss"] = (
-        "win" if score < owner_score else "tie" if score == owner_score else "loss"
-    )
-    return Versus(owner_score=owner_score, outcome=outcome)
+def refused(error: Exception) -> ProblemDetailsException:
+    """The problem of a use case's refusal."""
+    if isinstance(error, use_cases.UnknownBox):
+        return problems.UNKNOWN_BOX(_("There is no box {code}.", code=codes.display(error.code)))
+    if isinstance(error, use_cases.NoBoxRun):
+        return problems.NO_BOX_RUN(
+            _("You have not played box {code} yet.", code=codes.display(error.code))
+        )
+    if isinstance(error, use_cases.ResultsHidden):
+        return problems.RESULTS_HIDDEN(
+            _("The results of a box are shown to its owner and to those who have played it."),
+        )
+    if isinstance(error, use_cases.DealUsed):
+        return problems.DEAL_USED(
+            _("That round made box {code} already.", code=codes.display(error.code)),
+            problems.DealUsedMembers(code=error.code),
+        )
+    if isinstance(error, deals.BadDeal | deals.DealExpired):
+        return deal_problem(error)
+    raise error
 
 
-def box_run(
-    result: RunResult,
-    code: str,
-    player: PlayerRow,
-    mode: Mode,
-    now: datetime,
-    owners: boxes.BoxRun | None,
-) -> tuple[NewBoxRun, Callable[[UUID], bytes]]:
-    """A player's run of a box as stored, and its answer for a run id (``versus`` the
-    owner's run when there is one)."""
-    new_run = NewBoxRun(
-        code=code,
-        player_id=player.id,
-        mode=mode,
-        moves=msgspec.to_builtins(result.moves),
-        score=result.score,
-        shut=result.shut,
-        open_tiles=result.open,
-        submitted_at=now,
-    )
-
-    def respond(run_id: UUID) -> bytes:
-        extra: dict[str, Any] = {"run_id": str(run_id), "official": True}
-        if owners is not None:
-            extra["versus"] = versus(result.score, owners.run.score)
-        return _encoder.encode(BoxRunResult(**msgspec.structs.asdict(result) | extra))
-
-    return new_run, respond
+REFUSALS: Final = (
+    use_cases.UnknownBox,
+    use_cases.NoBoxRun,
+    use_cases.ResultsHidden,
+    use_cases.DealUsed,
+    deals.BadDeal,
+    deals.DealExpired,
+)
 
 
-async def owners_run(
-    scope: Scope, data: FromRun, player: PlayerRow, services: Services
-) -> OwnersRun:
-    """The round a box is made of, if its deal is this service's and live (its moves are
-    verified and analysed, as any box run's, once the box's code is drawn)."""
+def of_deal(data: FromRun) -> use_cases.RunOfDeal:
+    """The round a box is to be made of, as sent: its deal, never dice of the client's."""
     if isinstance(data.deal, UnsetType):
         raise problems.NOT_DEALT(
             _(
@@ -315,21 +300,26 @@ async def owners_run(
         )
     if not isinstance(data.dice, UnsetType):
         raise problems.DEAL_OR_DICE(_("A deal binds its dice: send `deal` without `dice`."))
-    found = dealt(services, data.deal)
-    moves = [move_in(m) for m in data.moves]
-    await held_tables(scope, found.rules)
+    hints = None if isinstance(data.hints_used, UnsetType) else data.hints_used
+    return use_cases.RunOfDeal(data.deal, [move_in(m) for m in data.moves], hints)
 
-    def run_of_box(code: str) -> tuple[NewBoxRun, Callable[[UUID], bytes]]:
-        sequence_id = box_sequence_id(code)
-        result = run_result(report(found.rules, found.dice, moves, sequence_id), sequence_id)
-        return box_run(result, code, player, "blind", services.clock.now(), None)
 
-    return OwnersRun(
-        deal_id=found.id,
-        rules=found.rules,
-        dice=found.dice,
-        hints_used=None if isinstance(data.hints_used, UnsetType) else data.hints_used,
-        played=run_of_box,
+def box_run_result(played: use_cases.PlayedBox) -> bytes:
+    """A box run's answer, encoded (``versus`` once the owner has played)."""
+    extra: dict[str, Any] = {"run_id": str(played.run_id), "official": True}
+    if played.versus is not None:
+        extra["versus"] = Versus(**played.versus._asdict())
+    result = run_result(played.verified, played.sequence)
+    return _encoder.encode(BoxRunResult(**msgspec.structs.asdict(result) | extra))
+
+
+def boxes_of(services: Services, database: Database | None = None) -> use_cases.Boxes:
+    """The use cases of boxes, on ``database`` (an idempotency key's connection) or the pool."""
+    return use_cases.Boxes(
+        database or services.pool,
+        services.cache,
+        services.settings.secret_bytes,
+        services.deal_key,
     )
 
 
@@ -383,35 +373,30 @@ class BoxesController(Controller):
         self, request: AnyRequest, data: JSONBody[NewBox], player: PlayerDep, services: ServicesDep
     ) -> Response[bytes]:
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
-            database = connection or services.pool
-            run = None
+            deal = None
             rules = Rules() if isinstance(data.rules, UnsetType) else data.rules
             if not isinstance(data.from_run, UnsetType):
                 if not isinstance(data.rules, UnsetType):
                     raise problems.DEAL_OR_DICE(
                         _("A deal binds its rules: send `from_run` without `rules`.")
                     )
-                run = await owners_run(request.scope, data.from_run, player, services)
+                deal = of_deal(data.from_run)
             try:
-                code, issued = await boxes.create(
-                    database,
-                    services.cache,
-                    services.settings.secret_bytes,
-                    player.id,
-                    run.rules if run is not None else rules,
+                made = await boxes_of(services, connection).create(
+                    player,
+                    rules,
+                    deal,
+                    holding(request.scope),
                     services.clock.now(),
-                    run,
+                    box_run_result,
                 )
-            except boxes.DealUsed as used:
-                raise problems.DEAL_USED(
-                    _("That round made box {code} already.", code=codes.display(used.code)),
-                    problems.DealUsedMembers(code=used.code),
-                ) from None
+            except REFUSALS as refusal:
+                raise refused(refusal) from None
             created = CreatedBox(
-                code=code,
-                display_code=codes.display(code),
-                rules=rules_out(issued.rules),
-                dice=list(issued.dice),
+                code=made.code,
+                display_code=codes.display(made.code),
+                rules=rules_out(made.issued.rules),
+                dice=list(made.issued.dice),
                 owner=Owner(name=player.name),
             )
             return 201, _encoder.encode(created)
@@ -441,19 +426,13 @@ class BoxesController(Controller):
         code: CodePath,
         mode: Annotated[Mode, QueryParameter(description="blind (default) or target")] = "blind",
     ) -> BoxOut:
-        found = await find_box(services.pool, code)
-        issued = await sequences.stored(services.pool, services.cache, found.sequence_id)
-        assert issued is not None, "a box's sequence is stored with it"
-        target: Target | UnsetType = UNSET
+        canonical = code_of(code)
         viewer = await optional_player(request, services) if mode == "target" else None
-        if viewer is not None:
-            owners = await boxes.run_of(services.pool, found.code, found.owner_id)
-            if owners is not None:
-                target = Target(
-                    open=owners.open_tiles, score=owners.run.score, hints_used=found.hints_used
-                )
-                # Seen once, the owner's result makes this player's run a target run.
-                await boxes.record_target_view(services.pool, found.code, viewer.id)
+        try:
+            shown = await boxes_of(services).show(canonical, viewer, mode)
+        except REFUSALS as refusal:
+            raise refused(refusal) from None
+        found, issued, target = shown
         return BoxOut(
             code=found.code,
             display_code=codes.display(found.code),
@@ -461,7 +440,7 @@ class BoxesController(Controller):
             dice=list(issued.dice),
             owner=Owner(name=found.owner_name),
             players=found.players,
-            target=target,
+            target=UNSET if target is None else Target(**target._asdict()),
         )
 
     @post(
@@ -499,30 +478,26 @@ class BoxesController(Controller):
         services: ServicesDep,
         code: CodePath,
     ) -> Response[bytes]:
-
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
-            database = connection or services.pool
-            found = await find_box(database, code)
-            issued = await sequences.stored(database, services.cache, found.sequence_id)
-            assert issued is not None, "a box's sequence is stored with it"
+            canonical = code_of(code)
             moves = [move_in(m) for m in data.moves]
-            await held_tables(request.scope, issued.rules)
-            result = run_result(report(issued.rules, issued.dice, moves, issued.id), issued.id)
-            owners = (
-                await boxes.run_of(database, found.code, found.owner_id)
-                if player.id != found.owner_id
-                else None
-            )
-            new_run, respond = box_run(
-                result, found.code, player, data.mode, services.clock.now(), owners
-            )
             try:
-                accepted = await boxes.submit(database, new_run, respond)
+                accepted = await boxes_of(services, connection).submit(
+                    canonical,
+                    player,
+                    data.mode,
+                    moves,
+                    holding(request.scope),
+                    services.clock.now(),
+                    box_run_result,
+                )
+            except REFUSALS as refusal:
+                raise refused(refusal) from None
             except AlreadyPlayed as played:
                 raise problems.ALREADY_PLAYED(
                     _(
                         "You already played box {code}; your run stands.",
-                        code=codes.display(found.code),
+                        code=codes.display(canonical),
                     ),
                     problems.AlreadyPlayedMembers(official_run_id=str(played.official_id)),
                 ) from None
@@ -545,13 +520,11 @@ class BoxesController(Controller):
     async def mine(
         self, player: PlayerDep, services: ServicesDep, code: CodePath
     ) -> Response[bytes]:
-        found = await find_box(services.pool, code)
-        played = await boxes.run_of(services.pool, found.code, player.id)
-        if played is None:
-            raise problems.NO_BOX_RUN(
-                _("You have not played box {code} yet.", code=codes.display(found.code))
-            )
-        return Response(content=played.run.response, media_type=JSON)
+        try:
+            body = await boxes_of(services).mine(code_of(code), player.id)
+        except REFUSALS as refusal:
+            raise refused(refusal) from None
+        return Response(content=body, media_type=JSON)
 
     @get(
         "/{code:str}/results",
@@ -575,25 +548,8 @@ class BoxesController(Controller):
         limit: LimitQuery = RESULTS_PAGE,
         offset: OffsetQuery = 0,
     ) -> list[BoxResult]:
-        found = await find_box(services.pool, code)
-        if (
-            player.id != found.owner_id
-            and await boxes.run_of(services.pool, found.code, player.id) is None
-        ):
-            raise problems.RESULTS_HIDDEN(
-                _("The results of a box are shown to its owner and to those who have played it."),
-            )
-        page = await boxes.results(services.pool, found.code, limit, offset)
-        return [
-            BoxResult(
-                name=r["name"],
-                score=r["score"],
-                shut=r["shut"],
-                mode=r["mode"],
-                submitted_at=r["submitted_at"],
-                place=place,
-                me=r["player_id"] == player.id,
-                owner=r["player_id"] == found.owner_id,
-            )
-            for r, place in zip(page.rows, page.places)
-        ]
+        try:
+            page = await boxes_of(services).results(code_of(code), player.id, limit, offset)
+        except REFUSALS as refusal:
+            raise refused(refusal) from None
+        return [BoxResult(**result._asdict()) for result in page]

@@ -1,22 +1,11 @@
 """Daily Dice: one sequence per calendar date, the same for everyone; one official
-run per player and date; ranks, leaderboards and a spoiler-free share text.
-
-Share text format (one line each)::
-
-    Shut the Box Challenge November 29, 2026     (in the language of the request or player)
-    Score 7 in 6 rolls                (or: Shut the box in 8 rolls!)
-    🟩🟩🟨🟩🟥⬛
-
-One symbol per roll used, grading each choice against the expected-score optimum:
-🟩 best, 🟨 inaccuracy, 🟧 mistake, 🟥 blunder; ⬛ the roll that could not be played.
-No tiles and no dice: it spoils nothing for a friend who has not played yet.
-"""
+run per player and date; ranks, leaderboards and a spoiler-free share text (its
+format, and every rule of the feature: ``service.usecases.daily``)."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Awaitable, Callable
 from datetime import date, datetime
 from typing import Annotated, Final, Literal, NamedTuple
 
@@ -25,6 +14,7 @@ from litestar import Controller, Response, get, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIFormat
 from litestar.params import JSONBody, PathParameter, QueryParameter
+from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.response.base import ASGIResponse
 from litestar.types import Scope
 
@@ -57,15 +47,14 @@ from service.api.schemas import (
     MovesIn,
     OfficialRunResult,
     RulesOut,
-    RunResult,
     Streak,
     move_in,
     rules_out,
     run_result,
 )
-from service.api.tables import held_tables
+from service.api.tables import holding
 from service.caching import IdentityMemo
-from service.rules.analysis import Hindsight, Report
+from service.rules.analysis import Report
 from service.rules.ruleset import Roll
 from service.store import daily
 from service.store.daily import DailyRun, UnknownToken
@@ -73,14 +62,20 @@ from service.store.db import Connection
 from service.store.players import PlayerRow, token_hash
 from service.store.ranks import Rank
 from service.store.runs import AlreadyPlayed
-from service.support.calendar import has_begun, has_closed_everywhere, local_today, named_date
-from service.support.i18n import LOCALISED, _, current, long_date, ngettext, number
+from service.support.calendar import local_today, named_date
+from service.support.i18n import LOCALISED, _, current, long_date
 from service.support.settings import Settings
-from service.usecases.daily import DateNotOpen, Submission, TokenHash
+from service.usecases import daily as use_cases
+from service.usecases.daily import (
+    DateNotOpen,
+    NoOfficialRun,
+    RankingHidden,
+    Submission,
+    TokenHash,
+    UnknownDate,
+)
 
 CACHE_CONTROL: Final = b"public, max-age=86400"
-SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}
-UNPLAYABLE: Final = "⬛"
 
 # Read by parse_date, which answers 400 invalid-date for anything else.
 DatePath = Annotated[
@@ -186,16 +181,41 @@ def parse_date(text: str) -> date:
     return day
 
 
+def refused(error: Exception) -> ProblemDetailsException:
+    """The problem of a Daily Dice use case's refusal (a date's, a ranking's, a run's)."""
+    if isinstance(error, UnknownDate):
+        if error.launch is not None:
+            return problems.UNKNOWN_DATE(
+                _("The Daily Dice began on {date}.", date=long_date(error.launch))
+            )
+        return problems.UNKNOWN_DATE(
+            _("{date} has not begun anywhere on Earth yet.", date=long_date(error.day))
+        )
+    if isinstance(error, RankingHidden):
+        return problems.LEADERBOARD_HIDDEN(
+            _(
+                "The ranking of {date} is shown once you have played it, or to "
+                "everyone once the date has ended everywhere on Earth.",
+                date=long_date(error.day),
+            ),
+        )
+    if isinstance(error, NoOfficialRun):
+        return problems.NO_OFFICIAL_RUN(
+            _("You have no official run of {date}.", date=long_date(error.day))
+        )
+    raise error
+
+
+REFUSALS: Final = (UnknownDate, RankingHidden, NoOfficialRun)
+
+
 def check_begun(day: date, settings: Settings, now: datetime) -> None:
-    """404 for a date before launch or not begun anywhere on Earth."""
-    if day < settings.launch_date:
-        raise problems.UNKNOWN_DATE(
-            _("The Daily Dice began on {date}.", date=long_date(settings.launch_date))
-        )
-    if not has_begun(day, now):
-        raise problems.UNKNOWN_DATE(
-            _("{date} has not begun anywhere on Earth yet.", date=long_date(day))
-        )
+    """404 for a date before launch or not begun anywhere on Earth
+    (``use_cases.check_begun``)."""
+    try:
+        use_cases.check_begun(day, settings.launch_date, now)
+    except UnknownDate as unknown:
+        raise refused(unknown) from None
 
 
 CachedHeaders = tuple[tuple[bytes, bytes], ...]
@@ -225,57 +245,6 @@ async def make_feed(services: Services, when: date, now: datetime) -> Feed:
     cached = ((b"etag", etag), (b"cache-control", CACHE_CONTROL))
     json = ((b"content-type", b"application/json"), content_length(body))
     return Feed(body, etag, (*cached, *json), cached)
-
-
-async def official_run(services: Services, player: PlayerRow, when: date) -> DailyRun:
-    """The player's official run of a date, or 404."""
-    stored = await services.daily.official(player.id, when)
-    if stored is None:
-        raise problems.NO_OFFICIAL_RUN(
-            _("You have no official run of {date}.", date=long_date(when))
-        )
-    return stored
-
-
-async def check_ranking_shown(
-    services: Services,
-    when: date,
-    now: datetime,
-    viewer: Callable[[], Awaitable[PlayerRow | None]],
-) -> None:
-    """403 (``LEADERBOARD_HIDDEN``) unless the rankings of a date may be shown: to anyone
-    once it has closed everywhere on Earth, else to a player who has played it (``viewer``,
-    asked only then). The one rule of the date's leaderboard and of its friends' board."""
-    if has_closed_everywhere(when, now):
-        return
-    player = await viewer()
-    if player is None or await services.daily.official(player.id, when) is None:
-        raise problems.LEADERBOARD_HIDDEN(
-            _(
-                "The ranking of {date} is shown once you have played it, or to "
-                "everyone once the date has ended everywhere on Earth.",
-                date=long_date(when),
-            ),
-        )
-
-
-def share_text(day: date, result: RunResult) -> str:
-    """The share text in the request's language (else the player's), the date and
-    numbers written as that language writes them."""
-    symbols = "".join(SYMBOLS[m.label] if m.chosen else UNPLAYABLE for m in result.analysis.moves)
-    rolls = result.rolls_used
-    outcome = (
-        ngettext("Shut the box in {count} roll!", "Shut the box in {count} rolls!", rolls)
-        if result.shut
-        else ngettext(
-            "Score {score} in {count} roll",
-            "Score {score} in {count} rolls",
-            rolls,
-            score=number(result.score),
-        )
-    )
-    title = _("Shut the Box Challenge {date}", date=long_date(day))
-    return f"{title}\n{outcome}\n{symbols}"
 
 
 _encoder = msgspec.json.Encoder()
@@ -519,13 +488,15 @@ class DailyController(Controller):
         self, player: PlayerDep, services: ServicesDep, day: DatePath
     ) -> OfficialRunResult:
         when = parse_date(day)
-        stored = await official_run(services, player, when)
-        verified, sequence = await services.daily.replayed(stored, services.clock.now())
+        try:
+            shown = await use_cases.shown(services.daily, player, when, services.clock.now())
+        except REFUSALS as refusal:
+            raise refused(refusal) from None
         return OfficialRunResult(
-            **msgspec.structs.asdict(run_result(verified, sequence)),
-            run_id=str(stored.id),
+            **msgspec.structs.asdict(run_result(shown.verified, shown.sequence)),
+            run_id=str(shown.run.id),
             official=True,
-            rank=await services.daily.rank_now(stored),
+            rank=shown.rank,
         )
 
     @get(
@@ -554,27 +525,26 @@ class DailyController(Controller):
         ] = 10,
     ) -> Leaderboard:
         when = parse_date(day)
-        now = services.clock.now()
-        check_begun(when, services.settings, now)
-        await check_ranking_shown(services, when, now, lambda: optional_player(request, services))
-        issued = await services.daily.dice(when, now)
-        rules = issued.rules
-        tables = await held_tables(request.scope, rules)
-        best_possible = Hindsight(tables, issued.dice).best(rules.start_position, 0)
-        board = await daily.leaderboard(services.pool, when, limit)
-        histogram = board.histogram
-        players = sum(histogram.values())
-        top = [
-            TopEntry(rank=board.rank_of(score), name=name, score=score) for name, score in board.top
-        ]
+        try:
+            board = await use_cases.leaderboard(
+                services.daily,
+                services.settings.launch_date,
+                when,
+                services.clock.now(),
+                lambda: optional_player(request, services),
+                limit,
+                holding(request.scope),
+            )
+        except REFUSALS as refusal:
+            raise refused(refusal) from None
         return Leaderboard(
             date=when,
-            players=players,
-            histogram=histogram,
-            mean=sum(s * n for s, n in histogram.items()) / players if players else None,
-            shut_rate=histogram.get(0, 0) / players if players else None,
-            best_possible=best_possible,
-            top=top,
+            players=board.players,
+            histogram=board.histogram,
+            mean=board.mean,
+            shut_rate=board.shut_rate,
+            best_possible=board.best_possible,
+            top=[TopEntry(rank=rank, name=name, score=score) for rank, name, score in board.top],
         )
 
     @get(
@@ -589,6 +559,8 @@ class DailyController(Controller):
     )
     async def share(self, player: PlayerDep, services: ServicesDep, day: DatePath) -> ShareText:
         when = parse_date(day)
-        stored = await official_run(services, player, when)
-        verified, sequence = await services.daily.replayed(stored, services.clock.now())
-        return ShareText(text=share_text(when, run_result(verified, sequence)))
+        try:
+            text = await use_cases.share(services.daily, player, when, services.clock.now())
+        except REFUSALS as refusal:
+            raise refused(refusal) from None
+        return ShareText(text=text)

@@ -14,14 +14,14 @@ from litestar.params import JSONBody, PathParameter
 from msgspec import Meta
 
 from service.api import problems
-from service.api.daily import DatePath, check_begun, check_ranking_shown, parse_date
+from service.api.daily import REFUSALS as DATE_REFUSALS
+from service.api.daily import DatePath, parse_date, refused
 from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.document import created, documented
 from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import respond_once
 from service.api.schemas import NAME, SCORE, SHUT, StreakFigures, streak_figures
 from service.store.db import Connection
-from service.store.players import PlayerRow
 from service.support import codes
 from service.support.i18n import _, number
 from service.usecases import friends
@@ -203,12 +203,9 @@ class FriendsController(Controller):
     async def list_friends(
         self, player: PlayerDep, services: ServicesDep
     ) -> list[FriendWithStreak]:
-        now = services.clock.now()
+        found = await friends.friends_of(services.pool, player.id, services.clock.now())
         return [
-            FriendWithStreak(
-                id=row.id, name=row.name, streak=streak_figures(row.streak, now, row.time_zone)
-            )
-            for row in await friends.friends_of(services.pool, player.id)
+            FriendWithStreak(id=f.id, name=f.name, streak=streak_figures(f.streak)) for f in found
         ]
 
     @delete(
@@ -244,14 +241,11 @@ class FriendsController(Controller):
     )
     async def board(self, player: PlayerDep, services: ServicesDep, day: DatePath) -> FriendsBoard:
         when = parse_date(day)
-        now = services.clock.now()
-        check_begun(when, services.settings, now)
-
-        async def viewer() -> PlayerRow:
-            return player
-
-        await check_ranking_shown(services, when, now, viewer)
-        entries = await friends.board(services.pool, player.id, when)
+        launch, now = services.settings.launch_date, services.clock.now()
+        try:
+            entries = await friends.board(services.daily, launch, player, when, now)
+        except DATE_REFUSALS as refusal:
+            raise refused(refusal) from None
         return FriendsBoard(
             date=when,
             players=[

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Final, Literal
 import msgspec
 from litestar import Controller, get, post
 from litestar.params import FromQuery, JSONBody, QueryParameter
+from litestar.plugins.problem_details import ProblemDetailsException
 from litestar.types import Scope
 from msgspec import UNSET, Meta, UnsetType
 
@@ -107,19 +108,24 @@ class AnalyzeRequest(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     rules: RulesIn | UnsetType = UNSET
 
 
+def deal_problem(error: deals.BadDeal | deals.DealExpired) -> ProblemDetailsException:
+    """The 422 saying why a token is no deal (forged, or expired)."""
+    if isinstance(error, deals.DealExpired):
+        return problems.DEAL_EXPIRED(
+            _("The deal has expired: deal a new round."),
+            problems.DealExpiredMembers(expired_at=error.expired_at),
+        )
+    return problems.BAD_DEAL(
+        _("That deal was not made by this service, or it was changed: deal a new round.")
+    )
+
+
 def dealt(services: Services, token: str) -> deals.Deal:
     """The deal a token carries, or the 422 saying why it is none (forged, or expired)."""
     try:
         return deals.read(services.deal_key, token, services.clock.now())
-    except deals.DealExpired as expired:
-        raise problems.DEAL_EXPIRED(
-            _("The deal has expired: deal a new round."),
-            problems.DealExpiredMembers(expired_at=expired.expired_at),
-        ) from None
-    except deals.BadDeal:
-        raise problems.BAD_DEAL(
-            _("That deal was not made by this service, or it was changed: deal a new round.")
-        ) from None
+    except (deals.DealExpired, deals.BadDeal) as refused:
+        raise deal_problem(refused) from None
 
 
 def to_analyse(data: AnalyzeRequest, services: Services) -> tuple[Rules, tuple[Roll, ...], bool]:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import unicodedata
 import uuid
 from datetime import UTC, date, datetime
 from typing import Annotated, Final
-from zoneinfo import available_timezones
 
-import asyncpg
 import msgspec
 from litestar import Controller, Response, get, patch, post
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody
+from litestar.plugins.problem_details import ProblemDetailsException
 from msgspec import UNSET, Meta, UnsetType
 
 from service.api import problems
@@ -30,14 +28,12 @@ from service.api.schemas import (
     Streak,
     streak_out,
 )
-from service.caching import cached
-from service.store import daily, players
 from service.store.db import Connection
-from service.store.players import PlayerRow
+from service.store.players import PlayerRow, token_hash
 from service.store.ranks import Rank
-from service.support import codes, tokens
-from service.support.calendar import local_today, open_dates
+from service.support import codes
 from service.support.i18n import Language, _
+from service.usecases import players as use_cases
 
 # A name and a time zone say more than their shape: checked_name and checked_time_zone
 # answer 422 (invalid-name, unknown-time-zone) for what does not fit, the empty text and
@@ -77,15 +73,6 @@ _OWN_TOKEN: Final = (
     "The client's own bearer token (recommended: a retry finds the same player); null: the "
     "server makes one."
 )
-NAME_MAX = 40
-# Characters that take up room on a screen but show nothing (they are letters or
-# symbols to Unicode): a name made of them, or hiding them, is refused.
-BLANKS: Final = frozenset("\u115f\u1160\u3164\uffa0\u2800")
-_INVISIBLE: Final = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
-_SHOWS_NOTHING: Final = _INVISIBLE | {"Zs", "Zl", "Zp", "Mn", "Mc", "Me"}
-# Names the time zone database knows that are not places: the server's own zone,
-# a build artefact, a template.
-NOT_PLACES: Final = frozenset({"Factory", "localtime", "posixrules"})
 
 
 class NewPlayer(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -213,46 +200,59 @@ class HistoryEntry(msgspec.Struct, frozen=True):
     ]
 
 
-@cached("time_zones", 1)  # one set: the zones of places
-def zones_of_places() -> frozenset[str]:
-    return frozenset(
-        zone
-        for zone in available_timezones()
-        if zone not in NOT_PLACES and not zone.startswith(("posix/", "right/"))
-    )
-
-
-def checked_time_zone(time_zone: str) -> str:
-    if time_zone not in zones_of_places():
-        raise problems.UNKNOWN_TIME_ZONE(
+def refused(error: Exception) -> ProblemDetailsException:
+    """The problem of a use case's refusal."""
+    if isinstance(error, use_cases.UnknownTimeZone):
+        return problems.UNKNOWN_TIME_ZONE(
             _("time_zone: not an IANA time zone of a place (for example Europe/Oslo or UTC)"),
         )
-    return time_zone
-
-
-def checked_name(name: str | None) -> str | None:
-    """A name people can read: Unicode-normalised (NFC), trimmed, no control or
-    invisible characters, and something that shows."""
-    if name is None:
-        return None
-    cleaned = unicodedata.normalize("NFC", name).strip()
-    if any(c in BLANKS or unicodedata.category(c) in _INVISIBLE for c in cleaned):
-        raise problems.INVALID_NAME(_("name: control and invisible characters are not allowed"))
-    if not 1 <= len(cleaned) <= NAME_MAX:
-        raise problems.INVALID_NAME(_("name: 1 to {most} characters, please", most=NAME_MAX))
-    if all(unicodedata.category(c) in _SHOWS_NOTHING for c in cleaned):
-        raise problems.INVALID_NAME(_("name: it shows nothing; use letters, digits or symbols"))
-    return cleaned
-
-
-def checked_token(token: str | None) -> str | None:
-    """A client's own token, refused when it shows less than 128 random bits: runs,
-    sequences and repeated blocks count for little (``tokens.token_bits``)."""
-    if token is not None and tokens.token_bits(token) < tokens.MIN_TOKEN_BITS:
-        raise problems.WEAK_TOKEN(
+    if isinstance(error, use_cases.InvalidName):
+        if error.why == "invisible":
+            return problems.INVALID_NAME(
+                _("name: control and invisible characters are not allowed")
+            )
+        if error.why == "length":
+            return problems.INVALID_NAME(
+                _("name: 1 to {most} characters, please", most=use_cases.NAME_MAX)
+            )
+        return problems.INVALID_NAME(_("name: it shows nothing; use letters, digits or symbols"))
+    if isinstance(error, use_cases.WeakToken):
+        return problems.WEAK_TOKEN(
             _("token: generate it from 32 random bytes (URL-safe base64); this one is guessable."),
         )
-    return token
+    if isinstance(error, use_cases.TokenInUse):
+        return problems.TOKEN_TAKEN(
+            _("token: this token belongs to another player; make a new one.")
+        )
+    if isinstance(error, use_cases.UnknownTransferCode):
+        return problems.UNKNOWN_TRANSFER_CODE(
+            _(
+                "No live transfer code is {code}: it may have expired (15 minutes) or been "
+                "used. Ask the old device for a new one.",
+                code=codes.display(error.code),
+            ),
+        )
+    if isinstance(error, use_cases.TimeZoneChangeTooSoon):
+        possible_at = error.possible_at.astimezone(UTC)
+        return problems.TIME_ZONE_CHANGE_TOO_SOON(
+            _(
+                "Your time zone changed less than 24 hours ago; it can change again from "
+                "{when} UTC.",
+                when=possible_at.strftime("%Y-%m-%d %H:%M"),
+            ),
+            problems.TimeZoneMembers(possible_at=possible_at),
+        )
+    raise error
+
+
+REFUSALS: Final = (
+    use_cases.UnknownTimeZone,
+    use_cases.InvalidName,
+    use_cases.WeakToken,
+    use_cases.TokenInUse,
+    use_cases.UnknownTransferCode,
+    use_cases.TimeZoneChangeTooSoon,
+)
 
 
 def player_created(identity: Identity | PlayerRow, token: str) -> CreatedPlayer:
@@ -267,11 +267,6 @@ def identity_of(row: PlayerRow) -> bytes:
 
 _encoder = msgspec.json.Encoder()
 _identity = msgspec.json.Decoder(Identity)
-
-
-async def player_streak(pool: asyncpg.Pool, player: PlayerRow, now: datetime) -> Streak:
-    runs, played_today = await daily.streak_row(pool, player.id, local_today(now, player.time_zone))
-    return streak_out(runs, played_today, now, player.time_zone)
 
 
 def player_out(row: PlayerRow) -> Player:
@@ -316,23 +311,23 @@ class PlayersController(Controller):
     async def create(
         self, request: AnyRequest, data: JSONBody[NewPlayer], services: ServicesDep
     ) -> Response[CreatedPlayer]:
-        name, time_zone = checked_name(data.name), checked_time_zone(data.time_zone)
-        own_token = checked_token(data.token)
-        token = own_token or players.new_token()
+        try:
+            new = use_cases.new_player(data.name, data.time_zone, data.token)
+        except REFUSALS as refusal:
+            raise refused(refusal) from None
         # A key is the client's own when it comes with the client's token: nobody else
         # can send a request in that scope.
-        scope = "players" if own_token is None else f"players:{players.token_hash(token).hex()}"
+        token = new.token
+        scope = f"players:{token_hash(token).hex()}" if new.own_token else "players"
 
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
-            database = connection or services.pool
-            try:
-                row = await players.create(database, name, time_zone, services.clock.now(), token)
-            except players.TokenTaken as taken:
-                return 200, identity_of(taken.player)
-            return 201, identity_of(row)
+            made, row = await use_cases.create(
+                connection or services.pool, new, services.clock.now()
+            )
+            return (201 if made else 200), identity_of(row)
 
         status, body, replayed = await answer_once(request, services, scope, produce)
-        if replayed and own_token is None:
+        if replayed and not new.own_token:
             raise problems.TOKEN_NOT_KEPT(
                 _(
                     "This Idempotency-Key created a player whose token was shown once and is "
@@ -350,8 +345,10 @@ class PlayersController(Controller):
         responses=documented(problems.AUTHENTICATED),
     )
     async def me(self, player: PlayerDep, services: ServicesDep) -> PlayerWithStreak:
-        streak = await player_streak(services.pool, player, services.clock.now())
-        return PlayerWithStreak(**msgspec.structs.asdict(player_out(player)), streak=streak)
+        streak = await use_cases.streak(services.pool, player, services.clock.now())
+        return PlayerWithStreak(
+            **msgspec.structs.asdict(player_out(player)), streak=streak_out(streak)
+        )
 
     @patch(
         "/me",
@@ -375,32 +372,17 @@ class PlayersController(Controller):
     async def update(
         self, data: JSONBody[PlayerChange], player: PlayerDep, services: ServicesDep
     ) -> Player:
-        name = checked_name(data.name) if not isinstance(data.name, UnsetType) else None
-        time_zone = (
-            checked_time_zone(data.time_zone) if not isinstance(data.time_zone, UnsetType) else None
-        )
-        now = services.clock.now()
         try:
-            row = await players.update(
+            row = await use_cases.update(
                 services.pool,
-                player.id,
-                now,
-                set_name=data.name is not UNSET,
-                name=name,
-                time_zone=time_zone,
-                closed_before=min(open_dates(now, player.time_zone, player.closed_before)),
-                language=data.language if not isinstance(data.language, UnsetType) else None,
+                player,
+                services.clock.now(),
+                data.name,
+                data.time_zone,
+                data.language,
             )
-        except players.TimeZoneChangeTooSoon as soon:
-            possible_at = soon.possible_at.astimezone(UTC)
-            raise problems.TIME_ZONE_CHANGE_TOO_SOON(
-                _(
-                    "Your time zone changed less than 24 hours ago; it can change again from "
-                    "{when} UTC.",
-                    when=possible_at.strftime("%Y-%m-%d %H:%M"),
-                ),
-                problems.TimeZoneMembers(possible_at=possible_at),
-            ) from None
+        except REFUSALS as refusal:
+            raise refused(refusal) from None
         return player_out(row)
 
     @post(
@@ -418,9 +400,8 @@ class PlayersController(Controller):
         status_code=201,
     )
     async def offer_transfer(self, player: PlayerDep, services: ServicesDep) -> TransferCode:
-        code = codes.new_code(codes.TRANSFER_DATA_SYMBOLS)
-        expires_at = await players.offer_transfer(
-            services.pool, player.id, code, services.clock.now()
+        code, expires_at = await use_cases.offer_transfer(
+            services.pool, player.id, services.clock.now()
         )
         return TransferCode(code=code, display_code=codes.display(code), expires_at=expires_at)
 
@@ -449,21 +430,12 @@ class PlayersController(Controller):
     )
     async def claim(self, data: JSONBody[Claim], services: ServicesDep) -> CreatedPlayer:
         code = problems.parsed_code(data.code, codes.TRANSFER_LENGTH, codes.TRANSFER_CODE)
-        token = checked_token(data.token) or players.new_token()
         try:
-            row = await players.claim(services.pool, code, token, services.clock.now())
-        except players.TokenInUse:
-            raise problems.TOKEN_TAKEN(
-                _("token: this token belongs to another player; make a new one.")
-            ) from None
-        if row is None:
-            raise problems.UNKNOWN_TRANSFER_CODE(
-                _(
-                    "No live transfer code is {code}: it may have expired (15 minutes) or been "
-                    "used. Ask the old device for a new one.",
-                    code=codes.display(code),
-                ),
+            row, token = await use_cases.claim(
+                services.pool, code, data.token, services.clock.now()
             )
+        except REFUSALS as refusal:
+            raise refused(refusal) from None
         return player_created(row, token)
 
     @get(
@@ -478,7 +450,7 @@ class PlayersController(Controller):
         responses=documented(problems.AUTHENTICATED),
     )
     async def streak(self, player: PlayerDep, services: ServicesDep) -> Streak:
-        return await player_streak(services.pool, player, services.clock.now())
+        return streak_out(await use_cases.streak(services.pool, player, services.clock.now()))
 
     @get(
         "/me/history",
@@ -495,9 +467,7 @@ class PlayersController(Controller):
         before: BeforeQuery = None,
         limit: LimitQuery = PAGE_SIZE,
     ) -> list[HistoryEntry]:
-        entries = await daily.history(
+        entries = await use_cases.history(
             services.pool, services.histograms, player.id, before or date.max, limit
         )
-        return [
-            HistoryEntry(date=e.day, score=e.score, shut=e.score == 0, rank=e.rank) for e in entries
-        ]
+        return [HistoryEntry(date=e.day, score=e.score, shut=e.shut, rank=e.rank) for e in entries]

@@ -18,7 +18,7 @@ from litestar.params import JSONBody
 from msgspec import Meta
 
 from service.api import problems
-from service.api.daily import DatePath, RunSubmission, check_begun, parse_date
+from service.api.daily import DatePath, RunSubmission, parse_date, refused
 from service.api.deps import (
     BEARER,
     MAYBE_BEARER,
@@ -43,6 +43,7 @@ from service.api.schemas import (
 from service.store.db import Connection
 from service.store.ranks import Rank
 from service.support.i18n import _, long_date
+from service.usecases.daily import UnknownDate, check_begun
 from service.usecases.practice import DateNotClosed, Practice, PracticeEntry
 
 
@@ -186,7 +187,10 @@ class PracticeController(Controller):
     ) -> Response[bytes]:
         when = parse_date(day)
         player = await optional_player(request, services)
-        check_begun(when, services.settings, services.clock.now())
+        try:
+            check_begun(when, services.settings.launch_date, services.clock.now())
+        except UnknownDate as unknown:
+            raise refused(unknown) from None
         moves = [move_in(m) for m in data.moves]
 
         async def produce(connection: Connection | None) -> tuple[int, bytes]:

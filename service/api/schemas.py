@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
@@ -30,8 +30,9 @@ from service.rules.ruleset import (
 )
 from service.store.ranks import Rank
 from service.support import codes
-from service.support.calendar import ISO_DATE, StreakRuns, current_streak
+from service.support.calendar import ISO_DATE
 from service.support.i18n import LANGUAGES, LOCALISED, N_, Language, _, current, speaking
+from service.usecases.players import StreakNow
 
 TileIn = Annotated[int, Meta(ge=1, le=12, description="A tile, 1..12.")]
 Die = Annotated[int, Meta(ge=1, le=6)]
@@ -475,23 +476,17 @@ class Streak(StreakFigures, frozen=True):
     ]
 
 
-def streak_out(
-    runs: StreakRuns | None, played_today: bool, now: datetime, time_zone: str
-) -> Streak:
-    if runs is None:
-        return Streak(current=0, best=0, last_played=None, played_today=False)
+def streak_out(streak: StreakNow) -> Streak:
     return Streak(
-        current=current_streak(runs, now, time_zone),
-        best=runs.best,
-        last_played=runs.last_played,
-        played_today=played_today,
+        current=streak.current,
+        best=streak.best,
+        last_played=streak.last_played,
+        played_today=streak.played_today,
     )
 
 
-def streak_figures(runs: StreakRuns | None, now: datetime, time_zone: str) -> StreakFigures:
-    """A streak's two lengths now, as the streak endpoint shows them (whether today was
-    played changes neither)."""
-    streak = streak_out(runs, False, now, time_zone)
+def streak_figures(streak: StreakNow) -> StreakFigures:
+    """A streak's two lengths, as the streak endpoint shows them."""
     return StreakFigures(current=streak.current, best=streak.best)
 
 

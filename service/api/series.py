@@ -30,21 +30,20 @@ from service.api.schemas import (
     rules_out,
     run_result,
 )
-from service.api.tables import held_tables
+from service.api.tables import holding
 from service.rules.ruleset import Roll, Rules
-from service.rules.solver import Tables
 from service.store.db import Connection
 from service.store.runs import AlreadyPlayed
 from service.support import codes
 from service.support.i18n import N_, _
 from service.usecases import series as use_cases
-from service.usecases.series import (
+from service.usecases.series import PlayedRound
+from service.usecases.standings import (
     MAX_ROUNDS,
     MAX_SEATS,
     Computer,
     Format,
     OutWhen,
-    PlayedRound,
     Rounds,
     SeriesView,
     Status,
@@ -401,9 +400,6 @@ class SeriesController(Controller):
         player: PlayerDep,
         services: ServicesDep,
     ) -> Response[bytes]:
-        async def hold(rules: Rules) -> Tables:
-            return await held_tables(request.scope, rules)
-
         async def produce(connection: Connection | None) -> tuple[int, bytes]:
             found = await use_cases.create(
                 connection or services.pool,
@@ -414,7 +410,7 @@ class SeriesController(Controller):
                 data.format,
                 data.shut_wins,
                 data.computers,
-                hold,
+                holding(request.scope),
                 services.clock.now(),
             )
             return 201, _encoder.encode(series_out(found))
@@ -532,9 +528,6 @@ class SeriesController(Controller):
         canonical, number = parse_code(code), parse_round(round)
         moves = [move_in(m) for m in data.moves]
 
-        async def hold(rules: Rules) -> Tables:
-            return await held_tables(request.scope, rules)
-
         def respond(played: PlayedRound) -> bytes:
             result = run_result(played.verified, played.sequence)
             extra: dict[str, Any] = {
@@ -554,7 +547,7 @@ class SeriesController(Controller):
                     number,
                     player.id,
                     moves,
-                    hold,
+                    holding(request.scope),
                     services.clock.now(),
                     respond,
                 )

@@ -3,7 +3,6 @@ stored (``service.store.daily``), so reading them never reads the runs."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Final
 
 import msgspec
@@ -14,8 +13,8 @@ from service.api import problems
 from service.api.deps import BEARER, PlayerDep, ServicesDep
 from service.api.document import documented
 from service.api.schemas import StreakFigures, streak_figures
-from service.store import daily
-from service.store.daily import PlayerCounters
+from service.usecases import players
+from service.usecases.players import Figures
 
 _NO_RUN: Final = "null: no official run yet."
 
@@ -55,35 +54,16 @@ class PlayerStats(msgspec.Struct, frozen=True):
     streak: Annotated[StreakFigures, Meta(description="The player's daily streak now.")]
 
 
-def _mean(total: int, played: int) -> float | None:
-    return total / played if played else None
-
-
-def stats_out(counters: PlayerCounters | None, now: datetime, time_zone: str) -> PlayerStats:
-    """The figures of a player's counters (None: no official run), the streak as the
-    streak endpoint shows it now."""
-    figures = streak_figures(None if counters is None else counters.streak, now, time_zone)
-    if counters is None:
-        return PlayerStats(
-            played=0,
-            shut=0,
-            shut_rate=None,
-            mean_score=None,
-            mean_best_possible=None,
-            mean_cost=None,
-            distribution={},
-            streak=figures,
-        )
-    played = counters.played
+def stats_out(figures: Figures) -> PlayerStats:
     return PlayerStats(
-        played=played,
-        shut=counters.shut,
-        shut_rate=_mean(counters.shut, played),
-        mean_score=_mean(counters.score_total, played),
-        mean_best_possible=_mean(counters.best_possible_total, played),
-        mean_cost=_mean(counters.score_total - counters.best_possible_total, played),
-        distribution=counters.scores,
-        streak=figures,
+        played=figures.played,
+        shut=figures.shut,
+        shut_rate=figures.shut_rate,
+        mean_score=figures.mean_score,
+        mean_best_possible=figures.mean_best_possible,
+        mean_cost=figures.mean_cost,
+        distribution=figures.distribution,
+        streak=streak_figures(figures.streak),
     )
 
 
@@ -106,5 +86,4 @@ class StatsController(Controller):
         responses=documented(problems.AUTHENTICATED),
     )
     async def stats(self, player: PlayerDep, services: ServicesDep) -> PlayerStats:
-        counters = await daily.player_counters(services.pool, player.id)
-        return stats_out(counters, services.clock.now(), player.time_zone)
+        return stats_out(await players.stats(services.pool, player, services.clock.now()))

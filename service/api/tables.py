@@ -11,6 +11,7 @@ from service.rules.ruleset import Rules
 from service.rules.solver import LOADED, Tables
 from service.store.solving import Solver, SolverBusy, TooManySolves
 from service.support.i18n import _
+from service.usecases.tables import HoldTables
 
 
 async def held_tables(scope: Scope, rules: Rules) -> Tables:
@@ -40,3 +41,12 @@ async def held_tables(scope: Scope, rules: Rules) -> Tables:
             ),
             headers={"Retry-After": str(over.retry_after)},
         ) from None
+
+
+def holding(scope: Scope) -> HoldTables:
+    """``held_tables`` for the request of ``scope``, as a use case asks for tables."""
+
+    async def hold(rules: Rules) -> Tables:
+        return await held_tables(scope, rules)
+
+    return hold

@@ -1,10 +1,21 @@
-"""Official Daily Dice runs, the use cases: submit one, show one again.
+"""Daily Dice, the use cases: submit an official run, show one again, the date's
+leaderboard and who may see it, a spoiler-free share text.
 
 The handler decodes and encodes; this verifies the run on the date's dice and has the
 store keep it (compactly: moves, score, the rank and streak as they stood). What it
 gives back is the verified report and the stored row, which the API renders, so that
 an identical resubmission and a row written long ago both render with today's
 response struct.
+
+Share text format (one line each)::
+
+    Shut the Box Challenge November 29, 2026     (in the language of the request or player)
+    Score 7 in 6 rolls                (or: Shut the box in 8 rolls!)
+    🟩🟩🟨🟩🟥⬛
+
+One symbol per roll used, grading each choice against the expected-score optimum:
+🟩 best, 🟨 inaccuracy, 🟧 mistake, 🟥 blunder; ⬛ the roll that could not be played.
+No tiles and no dice: it spoils nothing for a friend who has not played yet.
 """
 
 from __future__ import annotations
@@ -18,7 +29,7 @@ from typing import Final, NamedTuple
 import asyncpg
 
 from service.caching import LRU
-from service.rules.analysis import Report, report
+from service.rules.analysis import Hindsight, Report, report
 from service.rules.dice import daily_sequence_id
 from service.rules.replay import Move
 from service.rules.ruleset import Rules
@@ -29,8 +40,9 @@ from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms, Rank
 from service.store.sequences import IssuedSequence
-from service.support.calendar import is_open_for
-from service.support.i18n import player_language
+from service.support.calendar import has_begun, has_closed_everywhere, is_open_for
+from service.support.i18n import _, long_date, ngettext, number, player_language
+from service.usecases.tables import HoldTables
 
 DATES_KEPT: Final = 16
 """Dates whose dice a process keeps (the few open now, and those shown lately)."""
@@ -58,6 +70,31 @@ class Submission(NamedTuple):
     verified: Report
     sequence: str
     run: DailyRun
+
+
+class UnknownDate(Exception):
+    """A date with no Daily Dice (yet): before ``launch`` (then set), or a date that has
+    not begun anywhere on Earth."""
+
+    def __init__(self, day: date, launch: date | None) -> None:
+        self.day, self.launch = day, launch
+        super().__init__(day)
+
+
+class RankingHidden(Exception):
+    """The rankings of the date are not shown to this caller (yet)."""
+
+    def __init__(self, day: date) -> None:
+        self.day = day
+        super().__init__(day)
+
+
+class NoOfficialRun(Exception):
+    """The player has no official run of the date."""
+
+    def __init__(self, day: date) -> None:
+        self.day = day
+        super().__init__(day)
 
 
 class DateNotOpen(Exception):
@@ -159,3 +196,126 @@ class DailyRuns:
         """A stored run replayed and analysed on its dice again, and their sequence."""
         issued = await self.dice(run.day, now)
         return self.verified(issued, [Move.from_json(m) for m in run.moves]), issued.id
+
+
+SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}
+UNPLAYABLE: Final = "⬛"
+
+
+def check_begun(day: date, launch: date, now: datetime) -> None:
+    """``UnknownDate`` for a date before ``launch`` or not begun anywhere on Earth."""
+    if day < launch:
+        raise UnknownDate(day, launch)
+    if not has_begun(day, now):
+        raise UnknownDate(day, None)
+
+
+async def official_run(runs: DailyRuns, player: PlayerRow, day: date) -> DailyRun:
+    """The player's official run of a date, else ``NoOfficialRun``."""
+    stored = await runs.official(player.id, day)
+    if stored is None:
+        raise NoOfficialRun(day)
+    return stored
+
+
+async def check_ranking_shown(
+    runs: DailyRuns,
+    day: date,
+    now: datetime,
+    viewer: Callable[[], Awaitable[PlayerRow | None]],
+) -> None:
+    """``RankingHidden`` unless the rankings of a date may be shown: to anyone once it
+    has closed everywhere on Earth, else to a player who has played it (``viewer``, asked
+    only then). The one rule of the date's leaderboard and of its friends' board."""
+    if has_closed_everywhere(day, now):
+        return
+    player = await viewer()
+    if player is None or await runs.official(player.id, day) is None:
+        raise RankingHidden(day)
+
+
+def share_text(day: date, verified: Report) -> str:
+    """The share text in the request's language (else the player's), the date and
+    numbers written as that language writes them."""
+    symbols = "".join(SYMBOLS[m.label] if m.chosen else UNPLAYABLE for m in verified.analysis.moves)
+    run = verified.run
+    rolls = run.rolls_used
+    outcome = (
+        ngettext("Shut the box in {count} roll!", "Shut the box in {count} rolls!", rolls)
+        if run.shut
+        else ngettext(
+            "Score {score} in {count} roll",
+            "Score {score} in {count} rolls",
+            rolls,
+            score=number(run.score),
+        )
+    )
+    title = _("Shut the Box Challenge {date}", date=long_date(day))
+    return f"{title}\n{outcome}\n{symbols}"
+
+
+class Shown(NamedTuple):
+    """A player's official run shown again: replayed on the dice of ``sequence``, with
+    its rank as it stands now."""
+
+    verified: Report
+    sequence: str
+    run: DailyRun
+    rank: Rank
+
+
+async def shown(runs: DailyRuns, player: PlayerRow, day: date, now: datetime) -> Shown:
+    """The player's official run of a date, replayed and ranked now; ``NoOfficialRun``."""
+    stored = await official_run(runs, player, day)
+    verified, sequence = await runs.replayed(stored, now)
+    return Shown(verified, sequence, stored, await runs.rank_now(stored))
+
+
+async def share(runs: DailyRuns, player: PlayerRow, day: date, now: datetime) -> str:
+    """The share text of the player's official run of a date; ``NoOfficialRun``."""
+    stored = await official_run(runs, player, day)
+    verified, _sequence = await runs.replayed(stored, now)
+    return share_text(day, verified)
+
+
+class Board(NamedTuple):
+    """A date's official runs taken together (``mean`` and ``shut_rate`` None: no run)."""
+
+    players: int
+    histogram: dict[int, int]
+    mean: float | None
+    shut_rate: float | None
+    best_possible: int
+    """The lowest score any line of choices reaches on the date's dice."""
+    top: list[tuple[int, str | None, int]]
+    """The best runs, best first: rank (ties share it), name, score."""
+
+
+async def leaderboard(
+    runs: DailyRuns,
+    launch: date,
+    day: date,
+    now: datetime,
+    viewer: Callable[[], Awaitable[PlayerRow | None]],
+    limit: int,
+    hold: HoldTables,
+) -> Board:
+    """The date's leaderboard (``limit`` best runs): ``UnknownDate``, or
+    ``RankingHidden`` to whom it is not shown yet (``check_ranking_shown``)."""
+    check_begun(day, launch, now)
+    await check_ranking_shown(runs, day, now, viewer)
+    issued = await runs.dice(day, now)
+    rules = issued.rules
+    tables = await hold(rules)
+    best_possible = Hindsight(tables, issued.dice).best(rules.start_position, 0)
+    board = await daily.leaderboard(runs.pool, day, limit)
+    histogram = board.histogram
+    players = sum(histogram.values())
+    return Board(
+        players=players,
+        histogram=histogram,
+        mean=sum(s * n for s, n in histogram.items()) / players if players else None,
+        shut_rate=histogram.get(0, 0) / players if players else None,
+        best_possible=best_possible,
+        top=[(board.rank_of(score), name, score) for name, score in board.top],
+    )

@@ -1,19 +1,23 @@
-"""Playing together (PRODUCT.md §9): friend codes, friendships both ways, and the
-friends' board of a Daily Dice date (the use cases; the API renders them)."""
+"""Playing together (PRODUCT.md §9): friend codes, friendships both ways, the friends
+and their streaks, and the friends' board of a Daily Dice date, shown as the date's
+leaderboard is (the use cases; the API renders them)."""
 
 from __future__ import annotations
 
 import uuid
 from datetime import date, datetime
-from typing import Final
+from typing import Final, NamedTuple
 
 import msgspec
 
 from service.store import friends
 from service.store.db import Database
-from service.store.friends import Friend, FriendRow
+from service.store.friends import Friend
+from service.store.players import PlayerRow
 from service.support import codes
 from service.support.places import places
+from service.usecases.daily import DailyRuns, check_begun, check_ranking_shown
+from service.usecases.players import StreakNow, streak_now
 
 FRIENDS_MOST: Final = 200
 """The most friends a player may have."""
@@ -84,9 +88,20 @@ async def befriend(
     return Befriended(friend=owner, created=done == "created")
 
 
-async def friends_of(database: Database, player_id: uuid.UUID) -> list[FriendRow]:
+class FriendNow(NamedTuple):
+    """A friend and their daily streak now (whether they played today aside)."""
+
+    id: uuid.UUID
+    name: str | None
+    streak: StreakNow
+
+
+async def friends_of(database: Database, player_id: uuid.UUID, now: datetime) -> list[FriendNow]:
     """The player's friends (``FRIENDS_MOST`` at most), in the order they became friends."""
-    return await friends.friends(database, player_id)
+    return [
+        FriendNow(row.id, row.name, streak_now(row.streak, False, now, row.time_zone))
+        for row in await friends.friends(database, player_id)
+    ]
 
 
 async def unfriend(database: Database, player_id: uuid.UUID, friend_id: uuid.UUID) -> None:
@@ -95,12 +110,20 @@ async def unfriend(database: Database, player_id: uuid.UUID, friend_id: uuid.UUI
         raise NotFriends
 
 
-async def board(database: Database, player_id: uuid.UUID, day: date) -> list[BoardEntry]:
+async def board(
+    runs: DailyRuns, launch: date, player: PlayerRow, day: date, now: datetime
+) -> list[BoardEntry]:
     """The official runs of ``day`` by the player and their friends, best first, each
-    with its place on this board (ties share it: 1, 1, 3). Whether the board may be shown
-    is the caller's to decide, as for the date's leaderboard."""
-    rows = await friends.board(database, player_id, day)
+    with its place on this board (ties share it: 1, 1, 3). Shown as the date's
+    leaderboard is: ``UnknownDate``, ``RankingHidden`` (``daily.check_ranking_shown``)."""
+    check_begun(day, launch, now)
+
+    async def viewer() -> PlayerRow:
+        return player
+
+    await check_ranking_shown(runs, day, now, viewer)
+    rows = await friends.board(runs.pool, player.id, day)
     return [
-        BoardEntry(id=row.id, name=row.name, score=row.score, rank=place, me=row.id == player_id)
+        BoardEntry(id=row.id, name=row.name, score=row.score, rank=place, me=row.id == player.id)
         for row, place in zip(rows, places([row.score for row in rows]))
     ]

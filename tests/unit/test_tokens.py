@@ -7,11 +7,12 @@ import base64
 import random
 import secrets
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.api.players import checked_token
 from service.support.tokens import BASE64URL, MIN_TOKEN_BITS, SYMBOL_BITS, token_bits
+from service.usecases.players import WeakToken, checked_token
 
 
 def urlsafe(data: bytes) -> str:
@@ -57,6 +58,8 @@ def test_16_symbols_stretched_by_a_pattern_are_refused(
     # 16 symbols are 96 bits at best; a pattern adds a literal and a copy.
     token = stretch(prefix, pattern, step, length)
     assert token_bits(token) < MIN_TOKEN_BITS
+    with pytest.raises(WeakToken):
+        checked_token(token)
 
 
 @given(st.text(BASE64URL, max_size=128))

@@ -1,19 +1,29 @@
-"""The standings of a series: a pure function of its rounds' scores (``service.usecases.series``)."""
+"""The standings of a series: a pure function of its rounds' scores (``service.usecases.standings``)."""
 
 from __future__ import annotations
+
+import uuid
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from service.api.series import ROUND
-from service.usecases.series import (
+from service.rules.ruleset import Rules
+from service.store.series import Seat
+from service.usecases.standings import (
     MAX_ROUNDS,
+    Computer,
     Elimination,
     Format,
+    Holder,
+    NextRound,
     Rounds,
+    SeriesState,
     ToScore,
     last_round,
+    next_round,
     standings,
+    view,
 )
 
 Scores = list[list[int | None]]
@@ -190,3 +200,83 @@ def test_a_round_in_a_path_is_one_to_the_last_written_plainly() -> None:
     assert {text for text in texts if ROUND.fullmatch(text)} == {
         str(n) for n in range(1, MAX_ROUNDS + 1)
     }
+
+
+# Who sees what: a pure function of the state and the viewer.
+
+ANN, BOB = uuid.uuid4(), uuid.uuid4()
+
+
+def state(
+    scores: list[list[int | None]], holders: list[Holder | Computer] | None = None, rounds: int = 3
+) -> SeriesState:
+    seats: list[Holder | Computer] = holders or [
+        Seat(player_id=ANN, name="Ann", seat=0),
+        "easy",
+        Seat(player_id=BOB, name="Bob", seat=2),
+    ]
+    return SeriesState(
+        code="7M3QK2ZD2",
+        rules=Rules(),
+        format=Rounds(rounds=rounds),
+        shut_wins=False,
+        holders=tuple(seats),
+        scores=tuple(tuple(row) for row in scores),
+    )
+
+
+def test_a_seat_is_found_by_its_player_and_a_computer_has_none() -> None:
+    s = state([[None], [7], [None]])
+    assert (s.seat_of(ANN), s.seat_of(BOB), s.seat_of(uuid.uuid4())) == (0, 2, None)
+    assert s.seat_count == 3 and s.issued == 1
+
+
+def test_another_seat_s_score_is_shown_once_the_viewer_has_played_that_round() -> None:
+    s = state([[5, 3, None], [7, 9, None], [4, None, None]])
+    result = s.standings()
+    seen_by_bob = view(s, result, 2, NextRound(round=2, dice=()))
+    # Bob has played round 1 only: round 2's scores are hidden from him, his own shown.
+    assert [p.rounds for p in seen_by_bob.players] == [
+        (5, None, None),
+        (7, None, None),
+        (4, None, None),
+    ]
+    assert [p.total for p in seen_by_bob.players] == [5, 7, 4]
+    seen_by_ann = view(s, result, 0, None)
+    assert [p.rounds for p in seen_by_ann.players] == [(5, 3, None), (7, 9, None), (4, None, None)]
+    assert seen_by_ann.status == "playing" and seen_by_ann.next is None
+    names = [(p.name, p.computer, p.player_id) for p in seen_by_ann.players]
+    assert names == [("Ann", None, ANN), (None, "easy", None), ("Bob", None, BOB)]
+
+
+def test_once_finished_everything_counted_is_shown_to_everyone() -> None:
+    s = state([[5, 3], [7, 9], [4, 1]], rounds=2)
+    result = s.standings()
+    assert result.finished
+    shown = view(s, result, 2, None)
+    assert shown.status == "finished" and shown.winners == (2,)
+    assert [p.rounds for p in shown.players] == [(5, 3), (7, 9), (4, 1)]
+    assert [p.place for p in shown.players] == [2, 3, 1]
+
+
+def test_the_next_round_is_one_after_the_last_played_until_the_end() -> None:
+    s = state([[5, None, None], [7, 9, None], [None, None, None]])
+    result = s.standings()
+    assert (next_round(s, result, 0), next_round(s, result, 2)) == (2, 1)
+    assert not s.has_played(0, 2) and s.has_played(0, 1) and not s.has_played(0, 4)
+    done = state([[5, 3], [7, 9], [4, 1]], rounds=2)
+    assert next_round(done, done.standings(), 0) is None
+    out = SeriesState(
+        code="X", rules=Rules(), format=Elimination(limit=5), shut_wins=False,
+        holders=(Seat(player_id=ANN, name=None, seat=0), "hard", "easy"),
+        scores=((9,), (1,), (2,)),
+    )  # fmt: skip
+    assert out.standings().is_out(0) and next_round(out, out.standings(), 0) is None
+
+
+def test_a_score_and_a_round_issued_change_only_their_cells() -> None:
+    s = state([[None], [7], [None]])
+    played = s.with_score(2, 1, 4)
+    assert played.scores == ((None,), (7,), (4,)) and s.scores == ((None,), (7,), (None,))
+    more = played.with_rounds([[7], [8]])
+    assert more.scores == ((None, None), (7, 8), (4, None)) and more.issued == 2
