@@ -4,7 +4,8 @@
 // for it (once: not again for the box below); A's seat is marked as the maker's. Each round A plays first (by
 // clicks), then B (by keyboard): each one's standings are the API's after every step, a
 // round's scores "—" to a player who has not played it yet and shown once they have.
-// At the end both are told who won, and the places and winners are the API's. Then A
+// At the end both are told who won, and the places and winners are the API's. The form's
+// bounds (each format's number, the computer seats) are the API's (GET /v1/rules). Then A
 // plays a Solo round and makes a Friend Box of it: its code shown, focused, in view; B
 // opens its link, plays it, and is shown A's result as the owner's.
 import { check, newPage, PHONE, playRound, run, screenshot, setName, text, view } from './lib.mjs';
@@ -88,7 +89,23 @@ await run(async (browser) => {
   await panel.getByRole('radio', { name: 'Elimination' }).check();
   check((await panel.getByLabel('Limit', { exact: true }).inputValue()) === '45', 'the sheets\' limit for elimination');
   check((await outAbove.isVisible()) && !(await outAbove.isChecked()), 'out at the limit by default, out above it by choice');
-  await panel.getByRole('radio', { name: 'A number of rounds' }).check();
+  // Each format's bounds, in its field and its help, and the computer seats: the API's.
+  const { series: bounds } = await (await alice.request.get('/v1/rules')).json();
+  const number = (n) => n.toLocaleString('en-GB');
+  for (const [kind, field, key] of [['Up to a score', 'Target', 'target'], ['Elimination', 'Limit', 'limit'], ['A number of rounds', 'Rounds', 'rounds']]) {
+    await panel.getByRole('radio', { name: kind }).check();
+    const input = panel.getByLabel(field, { exact: true });
+    const { minimum, maximum } = bounds[key];
+    await panel.locator('.field-help', { hasText: `From ${number(minimum)} to ${number(maximum)}.` }).waitFor();
+    const range = [await input.getAttribute('min'), await input.getAttribute('max')];
+    check(range[0] === String(minimum) && range[1] === String(maximum), `${field}: ${range} is the API's ${minimum}..${maximum}`);
+  }
+  const seatsMax = await panel.getByLabel('Easy', { exact: true }).getAttribute('max');
+  check(seatsMax === String(bounds.seats - 1), `computer seats up to ${seatsMax}: the API's ${bounds.seats} seats but the creator's`);
+  await panel.getByLabel('Rounds', { exact: true }).fill(String(bounds.rounds.maximum + 1));
+  await panel.getByRole('button', { name: 'Make a series' }).click();
+  await panel.locator('.form-error', { hasText: `Rounds: a whole number from ${number(bounds.rounds.minimum)} to ${number(bounds.rounds.maximum)}.` }).waitFor();
+  check((await panel.locator('.series-current .box-code').count()) === 0, 'no series made past the bounds');
   await panel.getByLabel('Rounds', { exact: true }).fill(String(ROUNDS));
   await panel.getByLabel('Easy', { exact: true }).fill('1');
   await panel.getByRole('button', { name: 'Make a series' }).click();
