@@ -6,8 +6,10 @@
 // round's scores "—" to a player who has not played it yet and shown once they have.
 // At the end both are told who won, and the places and winners are the API's. The form's
 // bounds (each format's number, the computer seats) are the API's (GET /v1/rules). Then A
-// plays a Solo round and makes a Friend Box of it: its code shown, focused, in view; B
-// opens its link, plays it, and is shown A's result as the owner's.
+// plays a Solo round and makes a Friend Box of it: its code shown, focused (the heading
+// the code describes), in view, shared through the share sheet (a stub that records what
+// it is given), its code and link to copy; B opens its link, plays it, and is shown A's
+// result as the owner's.
 import { check, newPage, PHONE, playRound, run, screenshot, setName, text, view } from './lib.mjs';
 
 const ROUNDS = 3;
@@ -77,6 +79,10 @@ async function playSeriesRound(page, n, { keyboard = false } = {}) {
 await run(async (browser) => {
   // A makes a three-round series with one Easy seat.
   const alice = await newPage(browser, 'A');
+  await alice.addInitScript(() => {
+    window.sharedWith = [];
+    Object.defineProperty(navigator, 'share', { configurable: true, value: async (data) => { window.sharedWith.push(data); } });
+  });
   await setName(alice, 'Alice');
   await alice.getByRole('link', { name: 'Friends', exact: true }).click();
   const panel = view(alice).locator('.series');
@@ -197,13 +203,21 @@ await run(async (browser) => {
   await made.locator('.box-code').waitFor();
   const boxCode = await made.locator('.box-code').getAttribute('data-code');
   check(/^[0-9A-Z]{4}-[0-9A-Z]{5}$/.test(boxCode), `a box code: ${boxCode}`);
-  check(await alice.evaluate(() => document.activeElement?.textContent === 'Your box is ready'), 'the new box has the focus');
+  check(await alice.evaluate(() => {
+    const focused = document.activeElement;
+    return focused?.textContent === 'Your box is ready' && focused.closest('.made-box') !== null
+      && document.getElementById(focused.getAttribute('aria-describedby'))?.dataset.code === focused.parentElement.querySelector('.box-code').dataset.code;
+  }), 'the new box has the focus, the heading the code describes');
   check(await made.locator('.box-code').isVisible() && await alice.evaluate(() => {
     const r = document.activeElement.getBoundingClientRect();
     return r.top >= 0 && r.bottom <= window.innerHeight;
   }), 'the new box in view');
   const boxLink = await made.locator('.box-link a').getAttribute('href');
   check(boxLink.endsWith(`/play#box=${boxCode}`), `the box link: ${boxLink}`);
+  await made.getByRole('button', { name: 'Share' }).click();
+  const shared = await alice.evaluate(() => window.sharedWith);
+  check(shared.length === 1 && shared[0].text.includes(boxLink) && shared[0].title === `Box ${boxCode}`, `shared: ${JSON.stringify(shared)}`);
+  await made.getByRole('button', { name: 'Copy code' }).waitFor();
   await made.getByRole('button', { name: 'Copy link' }).waitFor();
   await screenshot(alice, 'series-5-solo-box');
 
