@@ -9,8 +9,8 @@ Everything on loopback (127.0.0.1), in this order:
 - a throwaway PostgreSQL database (dropped at the end) is migrated and ``--date`` (by
   default 31 October 2026) filled by ``shutbox synth-day`` with ``--runs`` synthetic
   players and their official runs (1,000,000 by default), then vacuumed, analysed and
-  checkpointed, as ``benchmarks/scale.py`` does;
-- the service runs with its clock frozen at noon UTC of the date (``scale.py``'s
+  checkpointed (``benchmarks/serving.py``, as for ``benchmarks/scale.py``);
+- the service runs with its clock frozen at noon UTC of the date (``serving.py``'s
   server: granian on ``tests.frozen_clock_app:create``, two workers, rate limits on at
   a rate no load here reaches), against a redis-server of the benchmark's own;
 - through the API: a player and 200 friends (each redeeming the player's friend code),
@@ -35,11 +35,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
-import shutil
 import statistics
 import sys
-import tempfile
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
@@ -50,14 +47,8 @@ from typing import Any, Final
 import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.processes import (
-    ADMIN_URL,
-    UNREACHED_RATE_LIMIT,
-    TimedClient,
-    frozen_clock_env,
-)
-from benchmarks.scale import RedisServer, Server, fill, percentile, shutbox
-from tests.resources import throwaway_database
+from benchmarks.processes import ADMIN_URL, UNREACHED_RATE_LIMIT, TimedClient, percentile
+from benchmarks.serving import fill, migrated, served
 from tests.runs import legal_runs
 
 DEFAULT_DATE: Final = date(2026, 10, 31)
@@ -195,32 +186,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if shutil.which("redis-server") is None:
-        print("friends_board: redis-server is not installed", file=sys.stderr)
-        return 2
     now = datetime.combine(args.date, clock_time(12), tzinfo=UTC)
-    with (
-        tempfile.TemporaryDirectory(prefix="shutbox-friends-") as scratch_dir,
-        throwaway_database(args.postgres, "shutbox_friends") as db_url,
-    ):
-        scratch = Path(scratch_dir)
-        prefix = f"shutbox_friends_{secrets.token_hex(4)}:"
-        extra = {"SHUTBOX_RATE_LIMIT_FRIENDS": UNREACHED_RATE_LIMIT, "SHUTBOX_LOG_LEVEL": "WARNING"}
-        env = frozen_clock_env(db_url, prefix, now, extra)
-        progress(f"database {db_url.rpartition('/')[2]}: migrating")
-        shutbox(["migrate"], env, timeout=120)
-        fill(db_url, env, args.date, args.runs, seed=1)
-        own_redis = RedisServer(scratch)
-        server: Server | None = None
-        try:
-            metrics = scratch / "metrics"
-            metrics.mkdir()
-            server_env = {
-                **env,
-                "REDIS_URL": own_redis.url,
-                "PROMETHEUS_MULTIPROC_DIR": str(metrics),
-            }
-            server = Server(server_env, scratch / "server.log")
+    extra = {"SHUTBOX_RATE_LIMIT_FRIENDS": UNREACHED_RATE_LIMIT, "SHUTBOX_LOG_LEVEL": "WARNING"}
+    with migrated(args.postgres, "shutbox_friends", now, extra) as prepared:
+        fill(prepared.db_url, prepared.env, args.date, args.runs, seed=1)
+        with served(prepared) as (server, _own_redis):
             client = TimedClient("friends_board", server.url, REQUEST_TIMEOUT)
             try:
                 progress(f"a player and {FRIENDS} friends, each with a run of {args.date}")
@@ -229,11 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 timings = measure(client, args.date, token, me, args.samples)
             finally:
                 client.close()
-        finally:
-            if server is not None:
-                server.stop()
-            own_redis.stop()
-        plan = asyncio.run(_explain(db_url, me, args.date))
+        plan = asyncio.run(_explain(prepared.db_url, me, args.date))
     by_key = report(args.runs, timings, plan)
     return 0 if by_key else 1
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import os
 import secrets
 import signal
@@ -34,6 +35,17 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 ADMIN_URL: Final = "postgresql://postgres@127.0.0.1:5432/postgres"
 # Rate limits on, as in production, at a rate no benchmark's one client address reaches.
 UNREACHED_RATE_LIMIT: Final = "1000000000/s"
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    """The ``share`` quantile (0..1), interpolated between the nearest samples."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    at = (len(ordered) - 1) * share
+    low = math.floor(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
 
 
 def log_tail(path: Path, lines: int = 30) -> str:

@@ -70,12 +70,8 @@ import asyncio
 import gc
 import math
 import os
-import secrets
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -93,29 +89,21 @@ import redis
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.processes import (
     ADMIN_URL,
-    ROOT,
     UNREACHED_RATE_LIMIT,
-    Spawned,
     TimedClient,
-    answers_ok,
     cpu_shares,
     cpu_snapshot,
-    frozen_clock_env,
     insert_players,
-    log_tail,
+    percentile,
     positive,
 )
-from tests.resources import HOST, free_port, throwaway_database
+from benchmarks.serving import PARTS, WORKERS, Fill, Prepared, Server, fill, migrated, served
+from tests.resources import HOST
 from tests.runs import legal_runs
 
 DEFAULT_DATE: Final = date(2026, 10, 31)  # the smaller date in the next month's partition
 # Where the day after the larger date has begun at noon UTC of it (UTC+14: 02:00 there).
 SMALL_DATE_ZONE: Final = "Pacific/Kiritimati"
-WORKERS: Final = 2
-BACKLOG: Final = 2048  # as in service.cli._serve
-HEADER_TIMEOUT_MS: Final = 5000  # SHUTBOX_HEADER_TIMEOUT's default, as _serve passes it
-STARTUP_SECONDS: Final = 90.0
-STOP_SECONDS: Final = 20.0
 REQUEST_TIMEOUT: Final = 10.0
 WARMUP_PLAYERS: Final = 5
 LEGAL_RUNS: Final = 64
@@ -145,109 +133,6 @@ def progress(message: str) -> None:
     print(f"scale: {message}", file=sys.stderr, flush=True)
 
 
-def percentile(values: Sequence[float], share: float) -> float:
-    """The ``share`` quantile (0..1), interpolated between the nearest samples."""
-    ordered = sorted(values)
-    if not ordered:
-        return math.nan
-    at = (len(ordered) - 1) * share
-    low = math.floor(at)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
-
-
-# Processes ----------------------------------------------------------------------------------
-
-
-class RedisServer(Spawned):
-    """A redis-server of the benchmark's own: loopback, a free port, no persistence."""
-
-    def __init__(self, scratch: Path) -> None:
-        self.port = free_port()
-        self.url = f"redis://{HOST}:{self.port}/0"
-        command = ["redis-server", "--bind", HOST, "--port", str(self.port)]
-        command += ["--save", "", "--appendonly", "no", "--dir", str(scratch)]
-        super().__init__(
-            "redis-server", command, dict(os.environ), scratch / "redis.log", STOP_SECONDS
-        )
-        client = redis.Redis.from_url(self.url, socket_timeout=1, socket_connect_timeout=1)
-        try:
-            failure = "scale: redis-server did not answer PING"
-            self.wait_until(lambda: pings(client), failure, STARTUP_SECONDS, every=0.05)
-        finally:
-            client.close()
-
-
-def pings(client: redis.Redis) -> bool:
-    with suppress(redis.RedisError):
-        return bool(client.ping())
-    return False
-
-
-class Server(Spawned):
-    """The service under granian, its clock frozen (``tests.frozen_clock_app``)."""
-
-    def __init__(self, env: dict[str, str], log: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://{HOST}:{self.port}"
-        command = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory"]
-        command += ["--host", HOST, "--port", str(self.port), "--workers", str(WORKERS)]
-        command += ["--backlog", str(BACKLOG), "--http", "1"]
-        command += ["--http1-header-read-timeout", str(HEADER_TIMEOUT_MS)]
-        command += ["tests.frozen_clock_app:create"]
-        super().__init__("server", command, env, log, STOP_SECONDS)
-        ready = f"{self.url}/readyz"
-        failure = "scale: the server did not become ready"
-        self.wait_until(lambda: answers_ok(ready), failure, STARTUP_SECONDS, every=0.2)
-
-
-# The database -------------------------------------------------------------------------------
-
-
-SIZES_SQL: Final = """
-SELECT 'players' AS part, pg_total_relation_size('players') AS bytes
-UNION ALL
-SELECT 'daily_runs', coalesce(sum(pg_total_relation_size(inhrelid)), 0)::bigint
-FROM pg_inherits WHERE inhparent = 'daily_runs'::regclass
-UNION ALL
-SELECT 'streaks', pg_total_relation_size('streaks')
-UNION ALL
-SELECT 'day_scores', pg_total_relation_size('day_scores')
-"""
-PARTS: Final = ("players", "daily_runs", "streaks", "day_scores")
-
-
-async def _sizes(url: str) -> dict[str, int]:
-    connection = await asyncpg.connect(url)
-    try:
-        return {row["part"]: int(row["bytes"]) for row in await connection.fetch(SIZES_SQL)}
-    finally:
-        await connection.close()
-
-
-def relation_sizes(url: str) -> dict[str, int]:
-    """pg_total_relation_size of players, each partition of daily_runs (summed), streaks
-    and day_scores: tables, their indexes and TOAST."""
-    return asyncio.run(_sizes(url))
-
-
-async def _settle(url: str) -> None:
-    connection = await asyncpg.connect(url)
-    try:
-        await connection.execute("VACUUM (ANALYZE)")
-        await connection.execute("CHECKPOINT")
-    finally:
-        await connection.close()
-
-
-def vacuum_analyze(url: str) -> float:
-    """VACUUM (ANALYZE), then a CHECKPOINT: a fill's dirty pages (some 700 MB at 1M) are
-    written out before the measurements, not by the checkpointer in the middle of them."""
-    started = time.perf_counter()
-    asyncio.run(_settle(url))
-    return time.perf_counter() - started
-
-
 RANK_SQL: Final = """
 SELECT count(*) FILTER (WHERE score < $2) AS better,
        count(*) FILTER (WHERE score > $2) AS worse,
@@ -269,65 +154,6 @@ async def _rank_in_sql(url: str, day: date, score: int) -> dict[str, Any]:
         "players": players,
         "percentile": round(100 * int(row["worse"]) / players, 2) if players else 0.0,
     }
-
-
-# Fills --------------------------------------------------------------------------------------
-
-
-def shutbox(arguments: Sequence[str], env: dict[str, str], timeout: float) -> str:
-    """``shutbox ...`` (``python -m service.cli``) to its end: its output."""
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "service.cli", *arguments],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        raise SystemExit(f"scale: shutbox {' '.join(arguments)}: over {timeout:.0f} s") from None
-    if done.returncode != 0:
-        raise SystemExit(
-            f"scale: shutbox {' '.join(arguments)} exited with {done.returncode}\n"
-            + done.stdout[-2000:]
-            + done.stderr[-2000:]
-        )
-    return done.stdout.strip()
-
-
-@dataclass(frozen=True)
-class Fill:
-    day: date
-    runs: int
-    seed: int
-    seconds: float  # synth-day's wall time, the subprocess's start to its end
-    said: str  # synth-day's own line
-    vacuum_seconds: float
-    before: dict[str, int]
-    after: dict[str, int]
-
-    @property
-    def growth(self) -> int:
-        return sum(self.after[part] - self.before[part] for part in PARTS)
-
-    @property
-    def bytes_per_run(self) -> float:
-        return self.growth / self.runs
-
-
-def fill(db_url: str, env: dict[str, str], day: date, runs: int, seed: int) -> Fill:
-    before = relation_sizes(db_url)
-    progress(f"synth-day {day}: {runs:,} runs (seed {seed})")
-    started = time.perf_counter()
-    arguments = ["synth-day", day.isoformat(), "--runs", str(runs), "--seed", str(seed)]
-    said = shutbox(arguments, env, timeout=120 + runs / 1000)
-    seconds = time.perf_counter() - started
-    vacuum_seconds = vacuum_analyze(db_url)
-    after = relation_sizes(db_url)
-    said_last = said.splitlines()[-1] if said else ""
-    return Fill(day, runs, seed, seconds, said_last, vacuum_seconds, before, after)
 
 
 # Single requests ----------------------------------------------------------------------------
@@ -678,43 +504,38 @@ class Stage:
 
 
 def run_stages(
-    sizes: Sequence[Size], db_url: str, env: dict[str, str], args: argparse.Namespace, scratch: Path
+    sizes: Sequence[Size], prepared: Prepared, args: argparse.Namespace
 ) -> tuple[list[Stage], dict[str, dict[str, float]]]:
     """Both dates on one server and one redis-server: the three states, the dates taking
     turns in each; the rank check; the paced load on the larger date before Redis is
     stopped. Returns each date's figures and the CPUs used in each state."""
     stages = [Stage(size) for size in sizes]
     cpu: dict[str, dict[str, float]] = {}
+    db_url, env = prepared.db_url, prepared.env
     prefix = env["SHUTBOX_REDIS_PREFIX"]
-    own_redis = RedisServer(scratch)
-    server: Server | None = None
-    keys = redis.Redis.from_url(own_redis.url, socket_timeout=2, socket_connect_timeout=2)
-
-    cold = Cold(keys, prefix)
-    flush = cold.flush
-
-    def measured(state: str, redis_pid: int | None) -> dict[date, list[str]]:
-        progress(f"{STATE_NAMES[state]}, {args.samples} samples of each request on each date")
-        cpu_before = cpu_snapshot(server.process.pid, redis_pid)
-        started = time.perf_counter()
-        timings, tokens = measure_state(
-            client, sizes, args.samples, cold if state == "flush" else None
-        )
-        cpu[state] = cpu_shares(
-            cpu_before, cpu_snapshot(server.process.pid, redis_pid), time.perf_counter() - started
-        )
-        for stage in stages:
-            stage.timings[state] = timings[stage.size.day]
-        return tokens
-
-    try:
-        metrics = scratch / "metrics"
-        metrics.mkdir()
-        # What `shutbox serve` makes for several workers.
-        server_env = {**env, "REDIS_URL": own_redis.url, "PROMETHEUS_MULTIPROC_DIR": str(metrics)}
-        server = Server(server_env, scratch / "server.log")
+    with served(prepared) as (server, own_redis):
+        keys = redis.Redis.from_url(own_redis.url, socket_timeout=2, socket_connect_timeout=2)
+        cold = Cold(keys, prefix)
+        flush = cold.flush
         bodies = {size.day: run_bodies(server.url, size.day) for size in sizes}
         client = Client(server.url, bodies)
+
+        def measured(state: str, redis_pid: int | None) -> dict[date, list[str]]:
+            progress(f"{STATE_NAMES[state]}, {args.samples} samples of each request on each date")
+            cpu_before = cpu_snapshot(server.process.pid, redis_pid)
+            started = time.perf_counter()
+            timings, tokens = measure_state(
+                client, sizes, args.samples, cold if state == "flush" else None
+            )
+            cpu[state] = cpu_shares(
+                cpu_before,
+                cpu_snapshot(server.process.pid, redis_pid),
+                time.perf_counter() - started,
+            )
+            for stage in stages:
+                stage.timings[state] = timings[stage.size.day]
+            return tokens
+
         try:
             progress("warm-up")
             warm_up(client, server.url, sizes)
@@ -766,17 +587,9 @@ def run_stages(
             measured("stopped", None)
         finally:
             client.close()
-    except BaseException:
-        if server is not None:
-            progress("the server's log ends:\n" + log_tail(server.log))
-        raise
-    finally:
-        if server is not None:
-            server.stop()
-        with suppress(redis.RedisError):
-            flush()  # the prefix's keys, if the redis-server still runs
-        keys.close()
-        own_redis.stop()
+            with suppress(redis.RedisError):
+                flush()  # the prefix's keys, if the redis-server still runs
+            keys.close()
     return stages, cpu
 
 
@@ -1046,25 +859,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if shutil.which("redis-server") is None:
-        print("scale: redis-server is not installed", file=sys.stderr)
-        return 2
     now = datetime.combine(args.date, clock_time(12), tzinfo=UTC)
     small_runs, large_runs = args.sizes
-    with (
-        tempfile.TemporaryDirectory(prefix="shutbox-scale-") as scratch_dir,
-        throwaway_database(args.postgres, "shutbox_scale") as db_url,
-    ):
-        scratch = Path(scratch_dir)
-        env = frozen_clock_env(db_url, f"shutbox_scale_{secrets.token_hex(4)}:", now)
-        progress(f"database {db_url.rpartition('/')[2]}: migrating")
-        shutbox(["migrate"], env, timeout=120)
+    with migrated(args.postgres, "shutbox_scale", now) as prepared:
         sizes = (
             Size(small_runs, args.date + timedelta(days=1), SMALL_DATE_ZONE),
             Size(large_runs, args.date, "UTC"),
         )
-        fills = [fill(db_url, env, size.day, size.runs, seed) for seed, size in enumerate(sizes, 1)]
-        (small, large), cpu = run_stages(sizes, db_url, env, args, scratch)
+        fills = [
+            fill(prepared.db_url, prepared.env, size.day, size.runs, seed)
+            for seed, size in enumerate(sizes, 1)
+        ]
+        (small, large), cpu = run_stages(sizes, prepared, args)
     print_report(fills, small, large, cpu, now)
     invalid = large.paced is not None and large.paced.failures > 0
     return 1 if invalid else 0

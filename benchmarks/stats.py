@@ -44,10 +44,10 @@ from benchmarks.processes import (
     ADMIN_URL,
     Spawned,
     answers_ok,
+    percentile,
     positive,
     service_env,
 )
-from benchmarks.scale import percentile
 from service.store import daily, players
 from service.store.daily import DailyRun
 from service.store.db import create_pool, migrate

@@ -38,6 +38,7 @@ from service.api.schemas import (
     rules_out,
     run_result,
 )
+from service.api.series import SERIES_BOUNDS, SeriesBounds
 from service.api.tables import held_tables
 from service.caching import cached
 from service.rules.analysis import report
@@ -352,6 +353,10 @@ class RulesCatalog(msgspec.Struct, frozen=True):
         StandardRules, Meta(description="The default of every field: the standard game.")
     ]
     fields: Annotated[list[Variant], Meta(description="Every field of the rules object.")]
+    series: Annotated[
+        SeriesBounds,
+        Meta(description="What a series takes besides its rules (`POST /v1/series`)."),
+    ]
 
 
 def position(rules: Rules, tiles: list[int] | None) -> OpenTiles:
@@ -432,6 +437,7 @@ def catalog(language: Language) -> RulesCatalog:
                     maximum=12,
                 ),
             ],
+            series=SERIES_BOUNDS,
         )
 
 

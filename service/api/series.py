@@ -42,6 +42,7 @@ from service.usecases.standings import (
     MAX_ROUNDS,
     MAX_SEATS,
     Computer,
+    Elimination,
     Format,
     OutWhen,
     Rounds,
@@ -136,6 +137,50 @@ class EliminationOut(msgspec.Struct, frozen=True, tag_field="kind", tag="elimina
 FormatOut = RoundsOut | ToScoreOut | EliminationOut
 """A format as answers show it: every field given (the request's ``Format`` may leave
 ``out_when`` out)."""
+
+
+class Bounds(msgspec.Struct, frozen=True):
+    """The whole numbers a field takes, both ends included."""
+
+    minimum: Annotated[int, Meta(description="The lowest it takes.")]
+    maximum: Annotated[int, Meta(description="The highest it takes.")]
+
+
+class SeriesBounds(msgspec.Struct, frozen=True, kw_only=True):
+    """What `POST /v1/series` takes: the number of each format, and the seats (`computers`
+    takes one fewer: the creator's seat)."""
+
+    rounds: Annotated[Bounds, Meta(description="`rounds` of the `rounds` format.")]
+    target: Annotated[Bounds, Meta(description="`target` of the `to_score` format.")]
+    limit: Annotated[Bounds, Meta(description="`limit` of the `elimination` format.")]
+    seats: Annotated[int, Meta(description="The seats of a series, the computers' counted.")]
+
+
+def checked_bounds(struct: type[msgspec.Struct], name: str) -> Bounds:
+    """The bounds msgspec checks a whole-number field against (its ``Meta``): what the
+    answers state is what the requests are held to."""
+    info = msgspec.inspect.type_info(struct)
+    if isinstance(info, msgspec.inspect.StructType):
+        for field in info.fields:
+            checked = field.type
+            if isinstance(checked, msgspec.inspect.Metadata):
+                checked = checked.type
+            if (
+                field.name == name
+                and isinstance(checked, msgspec.inspect.IntType)
+                and checked.ge is not None
+                and checked.le is not None
+            ):
+                return Bounds(checked.ge, checked.le)
+    raise TypeError(f"{struct.__name__}.{name}: not a whole number with both bounds")
+
+
+SERIES_BOUNDS: Final = SeriesBounds(
+    rounds=checked_bounds(Rounds, "rounds"),
+    target=checked_bounds(ToScore, "target"),
+    limit=checked_bounds(Elimination, "limit"),
+    seats=MAX_SEATS,
+)
 
 
 def format_out(format: Format) -> FormatOut:

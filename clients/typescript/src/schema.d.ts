@@ -829,6 +829,16 @@ export interface components {
             type: "/problems/body-too-large";
         };
         /**
+         * Bounds
+         * @description The whole numbers a field takes, both ends included.
+         */
+        Bounds: {
+            /** @description The highest it takes. */
+            maximum: number;
+            /** @description The lowest it takes. */
+            minimum: number;
+        };
+        /**
          * BoxOut
          * @description A box as anyone with its code sees it.
          */
@@ -2490,6 +2500,8 @@ export interface components {
         RulesCatalog: {
             /** @description Every field of the rules object. */
             fields: components["schemas"]["Variant"][];
+            /** @description What a series takes besides its rules (`POST /v1/series`). */
+            series: components["schemas"]["SeriesBounds"];
             /** @description The default of every field: the standard game. */
             standard: components["schemas"]["StandardRules"];
         };
@@ -2618,6 +2630,20 @@ export interface components {
             name: string | null;
             /** @description The seat, 0-based: its index in `players` (0: the creator). */
             seat: number;
+        };
+        /**
+         * SeriesBounds
+         * @description What `POST /v1/series` takes: the number of each format, and the seats (`computers` takes one fewer: the creator's seat).
+         */
+        SeriesBounds: {
+            /** @description `limit` of the `elimination` format. */
+            limit: components["schemas"]["Bounds"];
+            /** @description `rounds` of the `rounds` format. */
+            rounds: components["schemas"]["Bounds"];
+            /** @description The seats of a series, the computers' counted. */
+            seats: number;
+            /** @description `target` of the `to_score` format. */
+            target: components["schemas"]["Bounds"];
         };
         /**
          * SeriesFinishedProblem

@@ -74,8 +74,9 @@ function keep(code, change) {
 /**
  * @param {string} displayCode
  * @param {string} link
+ * @param {boolean} [withCode] a button copying the code too
  */
-function shareActions(displayCode, link) {
+function shareActions(displayCode, link, withCode = false) {
   const share = typeof navigator.share === 'function'
     ? h('button', {
       type: 'button',
@@ -92,7 +93,33 @@ function shareActions(displayCode, link) {
       },
     }, _('Share'))
     : null;
-  return h('div', { class: 'actions box-share' }, share, copyButton(() => link, _('Copy link')));
+  return h('div', { class: 'actions box-share' }, share,
+    withCode ? copyButton(() => displayCode, _('Copy code')) : null,
+    copyButton(() => link, _('Copy link')));
+}
+
+/**
+ * A box just made, shown in `into` (the Friend Box view's, or a Solo round's): its code,
+ * which the focused heading's description reads out, a line, its link, the share sheet and
+ * the copy buttons, then `actions`. The focus on its heading, the card in view.
+ * @param {HTMLElement} into
+ * @param {Schemas['CreatedBox']} box
+ * @param {string} line what the box is for, whom to share it with
+ * @param {...HTMLElement} actions
+ */
+export function showBoxCard(into, box, line, ...actions) {
+  const link = boxLink(box.display_code);
+  const codeId = uniqueId('new-box');
+  const heading = h('h3', { tabindex: '-1', 'aria-describedby': codeId }, _('Your box is ready'));
+  clear(into,
+    heading,
+    h('p', { class: 'box-code', id: codeId, 'data-code': box.display_code }, box.display_code),
+    h('p', { class: 'muted-text' }, line),
+    h('p', { class: 'box-link' }, h('a', { href: link }, link)),
+    shareActions(box.display_code, link, true),
+    actions.length ? h('div', { class: 'actions' }, actions) : null);
+  heading.focus({ preventScroll: true });
+  into.scrollIntoView({ block: 'nearest' });
 }
 
 /** @returns {import('./ui.js').View} */
@@ -373,20 +400,9 @@ export function boxView() {
       clear(created, loading());
       /** @type {Schemas['CreatedBox']} */
       const box = await api('POST', '/v1/boxes', { body: /** @satisfies {Schemas['NewBox']} */ ({ rules: form.value() }), auth: true, idempotencyKey: uuid() });
-      const link = boxLink(box.display_code);
-      const codeId = uniqueId('new-box');
-      const heading = h('h3', { tabindex: '-1', 'aria-describedby': codeId }, _('Your box is ready'));
-      clear(created,
-        heading,
-        h('p', { class: 'box-code', id: codeId, 'data-code': box.display_code }, box.display_code),
-        h('p', { class: 'muted-text' }, _('Share this code or link with your friends, then play it yourself.')),
-        h('p', { class: 'box-link' }, h('a', { href: link }, link)),
-        shareActions(box.display_code, link),
-        h('div', { class: 'actions' },
-          h('button', { type: 'button', class: 'primary', onclick: () => activate({ ...box, players: 0 }, 'blind', { autostart: true }) }, _('Play it now'))));
-      // The code in view and the focus on it (the button it came from was disabled meanwhile).
-      heading.focus({ preventScroll: true });
-      created.scrollIntoView({ block: 'nearest' });
+      // The focus on the card: the button it came from was disabled meanwhile.
+      showBoxCard(created, box, _('Share this code or link with your friends, then play it yourself.'),
+        h('button', { type: 'button', class: 'primary', onclick: () => activate({ ...box, players: 0 }, 'blind', { autostart: true }) }, _('Play it now')));
     } catch (error) {
       clear(created, errorNote(error));
       createButton.disabled = false;

@@ -14,29 +14,30 @@ import { keptRound } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON, storedPlayer } from './player.js';
 import { copyButton, renderResult } from './result.js';
 import { _, formatNumber, formatScore, N_, ngettext } from './strings.js';
-import { codeField, errorNote, loading, offerButtons, rulesForm, rulesSummary } from './ui.js';
+import { codeField, errorNote, loading, offerButtons, rulesCatalog, rulesForm, rulesSummary } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {import('./rules.js').Move} Move */
 /** @typedef {Schemas['SeriesOut']} Series */
 /** @typedef {'rounds' | 'to_score' | 'elimination'} Kind */
 /** @typedef {'easy' | 'medium' | 'hard'} Level */
+/** @typedef {Schemas['SeriesBounds']} Bounds */
 
 /** @param {string} code */
 export function seriesLink(code) {
   return `${location.origin}/play#series=${encodeURIComponent(code)}`;
 }
 
-// The formats: each kind's number, its bounds (the API's) and a line about it.
-/** @type {Record<Kind, {label: string, field: string, help: string, min: number, max: number, value: number}>} */
+// The formats: each kind's number (its bounds are the API's: GET /v1/rules, `series`),
+// the number suggested and a line about it.
+/** @type {Record<Kind, {label: string, field: string, help: string, bounds: 'rounds' | 'target' | 'limit', value: number}>} */
 const KINDS = {
-  rounds: { label: N_('A number of rounds'), field: N_('Rounds'), help: N_('Everyone plays this many rounds; the lowest total wins.'), min: 1, max: 20, value: 3 },
-  to_score: { label: N_('Up to a score'), field: N_('Target'), help: N_('The series ends once a total reaches the target; the lowest total wins.'), min: 10, max: 1000, value: 100 },
-  elimination: { label: N_('Elimination'), field: N_('Limit'), help: N_('A player whose total reaches the limit is out; the last one left wins.'), min: 5, max: 1000, value: 45 },
+  rounds: { label: N_('A number of rounds'), field: N_('Rounds'), help: N_('Everyone plays this many rounds; the lowest total wins.'), bounds: 'rounds', value: 3 },
+  to_score: { label: N_('Up to a score'), field: N_('Target'), help: N_('The series ends once a total reaches the target; the lowest total wins.'), bounds: 'target', value: 100 },
+  elimination: { label: N_('Elimination'), field: N_('Limit'), help: N_('A player whose total reaches the limit is out; the last one left wins.'), bounds: 'limit', value: 45 },
 };
 /** @type {Record<Level, string>} */
 const LEVELS = { easy: N_('Easy'), medium: N_('Medium'), hard: N_('Hard') };
-const MAX_COMPUTERS = 15; // 16 seats, one of them the creator's
 
 /** @param {string} playerId */
 function lastKey(playerId) {
@@ -78,7 +79,7 @@ export function seriesPanel() {
   const seats = /** @type {Record<Level, HTMLInputElement>} */ ({});
   const seatFields = /** @type {Level[]} */ (['easy', 'medium', 'hard']).map((level) => {
     const id = uniqueId(`series-${level}`);
-    seats[level] = h('input', { id, name: level, type: 'number', inputmode: 'numeric', min: 0, max: MAX_COMPUTERS, value: 0, class: 'number-input' });
+    seats[level] = h('input', { id, name: level, type: 'number', inputmode: 'numeric', min: 0, value: 0, class: 'number-input' });
     return h('div', { class: 'field seat-field' }, h('label', { for: id }, _(LEVELS[level])), seats[level]);
   });
   const rules = rulesForm();
@@ -116,6 +117,10 @@ export function seriesPanel() {
   /** @type {import('./game.js').Round | null} */
   let round = null;
   let shown = 0; // the latest opening: an older one's answer is not shown over it
+  // What the API takes (GET /v1/rules); until it says, or if it can't, the form leaves
+  // the numbers' range to the API's answer to the series made.
+  /** @type {Bounds | null} */
+  let bounds = null;
 
   /** @returns {Kind} */
   function kind() {
@@ -124,17 +129,36 @@ export function seriesPanel() {
     return value === 'to_score' || value === 'elimination' ? value : 'rounds';
   }
 
-  function describeKind() {
+  /** @returns {{min: number, max: number} | null} the range of the chosen kind's number */
+  function range() {
+    const b = bounds?.[KINDS[kind()].bounds];
+    return b ? { min: b.minimum, max: b.maximum } : null;
+  }
+
+  /** @param {boolean} [suggest] the kind's suggested number in the field */
+  function describeKind(suggest = true) {
     const k = KINDS[kind()];
+    const r = range();
     numberLabel.textContent = _(k.field);
-    numberInput.min = String(k.min);
-    numberInput.max = String(k.max);
-    numberInput.value = String(k.value);
-    numberHelp.textContent = [_(k.help), _('From {min} to {max}.', { min: formatNumber(k.min), max: formatNumber(k.max) })].join(' ');
+    if (r) {
+      numberInput.min = String(r.min);
+      numberInput.max = String(r.max);
+    } else {
+      numberInput.removeAttribute('min');
+      numberInput.removeAttribute('max');
+    }
+    if (suggest) numberInput.value = String(k.value);
+    numberHelp.textContent = r ? [_(k.help), _('From {min} to {max}.', { min: formatNumber(r.min), max: formatNumber(r.max) })].join(' ') : _(k.help);
     outAboveField.hidden = kind() !== 'elimination';
   }
-  for (const radio of createForm.querySelectorAll(`input[name="${kindName}"]`)) radio.addEventListener('change', describeKind);
+  for (const radio of createForm.querySelectorAll(`input[name="${kindName}"]`)) radio.addEventListener('change', () => describeKind());
   describeKind();
+  rulesCatalog().then((catalog) => {
+    if (!catalog) return;
+    bounds = catalog.series;
+    for (const level of /** @type {Level[]} */ (['easy', 'medium', 'hard'])) seats[level].max = String(bounds.seats - 1); // one seat is the creator's
+    describeKind(false); // what the player typed meanwhile stays
+  });
 
   /** @param {Schemas['SeriesPlayerOut']} seat */
   function isMe(seat) {
@@ -326,16 +350,20 @@ export function seriesPanel() {
     const k = kind();
     const number = Number(numberInput.value);
     numberInput.removeAttribute('aria-invalid');
-    if (!Number.isInteger(number) || number < KINDS[k].min || number > KINDS[k].max) {
+    const r = range();
+    if (!Number.isInteger(number) || (r && (number < r.min || number > r.max))) {
       numberInput.setAttribute('aria-invalid', 'true');
-      clear(createError, errorNote(_('{field}: a whole number from {min} to {max}.', { field: _(KINDS[k].field), min: formatNumber(KINDS[k].min), max: formatNumber(KINDS[k].max) })));
+      clear(createError, errorNote(r
+        ? _('{field}: a whole number from {min} to {max}.', { field: _(KINDS[k].field), min: formatNumber(r.min), max: formatNumber(r.max) })
+        : _('{field}: a whole number.', { field: _(KINDS[k].field) })));
       numberInput.focus();
       return;
     }
     /** @type {Level[]} */
     const computers = [];
+    const most = bounds ? bounds.seats - 1 : Infinity; // else the API says if there are too many
     for (const level of /** @type {Level[]} */ (['easy', 'medium', 'hard'])) {
-      const n = Math.max(0, Math.min(MAX_COMPUTERS, Math.floor(Number(seats[level].value) || 0)));
+      const n = Math.max(0, Math.min(most, Math.floor(Number(seats[level].value) || 0)));
       for (let i = 0; i < n; i += 1) computers.push(level);
     }
     /** @type {Schemas['NewSeries']['format']} */

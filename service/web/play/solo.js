@@ -5,10 +5,11 @@
 // change: the page built again in another language, or reloaded, resumes the same deal.
 // The rules of the last round stay kept for the rules form.
 import { api, uuid } from './api.js';
+import { showBoxCard } from './box.js';
 import { clear, h } from './dom.js';
 import { Round } from './game.js';
 import { ensurePlayer, loadJSON, saveJSON } from './player.js';
-import { copyButton, renderResult } from './result.js';
+import { renderResult } from './result.js';
 import { _ } from './strings.js';
 import { errorNote, loading, rulesForm, rulesSummary, viewHeader } from './ui.js';
 
@@ -78,17 +79,8 @@ export function soloView() {
       const box = await api('POST', '/v1/boxes', {
         body: /** @satisfies {Schemas['NewBox']} */ ({ from_run: { deal: dealt.deal, moves, hints_used: dealt.hints } }), auth: true, idempotencyKey: uuid(),
       });
-      const link = `${location.origin}/play#box=${encodeURIComponent(box.display_code)}`;
-      const heading = h('h3', { tabindex: '-1' }, _('Your box is ready'));
-      clear(into,
-        heading,
-        h('p', { class: 'box-code', 'data-code': box.display_code }, box.display_code),
-        h('p', { class: 'muted-text' }, _('Your round is the owner’s run: share this code or link, and your friends play the same dice against it.')),
-        h('p', { class: 'box-link' }, h('a', { href: link }, link)),
-        h('div', { class: 'actions' }, copyButton(() => box.display_code, _('Copy code')), copyButton(() => link, _('Copy link'))));
       button.hidden = true; // one box a round
-      heading.focus({ preventScroll: true });
-      heading.scrollIntoView({ block: 'nearest' });
+      showBoxCard(into, box, _('Your round is the owner’s run: share this code or link, and your friends play the same dice against it.'));
     } catch (error) {
       clear(into, errorNote(error));
       button.disabled = false;

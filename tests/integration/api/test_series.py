@@ -225,6 +225,28 @@ async def test_a_bad_series_is_400_and_stores_nothing(
 
 
 @ONE_REDIS_MODE
+async def test_the_bounds_the_rules_state_are_those_a_series_is_held_to(
+    client: httpx.AsyncClient,
+) -> None:
+    # The page takes its form's bounds from GET /v1/rules: they must be the requests'.
+    bounds = (await client.get("/v1/rules")).json()["series"]
+    ann = await new_player(client)
+    for kind, field in (("rounds", "rounds"), ("to_score", "target"), ("elimination", "limit")):
+        low, high = bounds[field]["minimum"], bounds[field]["maximum"]
+        for number, status in ((low - 1, 400), (low, 201), (high, 201), (high + 1, 400)):
+            body = {"format": {"kind": kind, field: number}}
+            response = await client.post("/v1/series", json=body, headers=auth(ann))
+            assert response.status_code == status, (kind, number, response.text)
+    seats = bounds["seats"]
+    one_round = {"kind": "rounds", "rounds": 1}
+    full = await new_series(client, ann, format=one_round, computers=["easy"] * (seats - 1))
+    assert len(full["players"]) == seats
+    body = {"format": one_round, "computers": ["easy"] * seats}
+    response = await client.post("/v1/series", json=body, headers=auth(ann))
+    assert problem_type(response, 400) == "/problems/invalid-request"
+
+
+@ONE_REDIS_MODE
 async def test_every_format_and_out_when_round_trips(client: httpx.AsyncClient) -> None:
     ann = await new_player(client)
     for format in (

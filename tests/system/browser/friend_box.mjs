@@ -120,6 +120,8 @@ await run(async (browser) => {
   }), 'the new box has the focus');
   const link = await view(alice).locator('.created .box-link a').getAttribute('href');
   check(link.endsWith(`/play#box=${code}`), `the box's link: ${link}`);
+  await view(alice).locator('.created').getByRole('button', { name: 'Copy code' }).waitFor();
+  await view(alice).locator('.created').getByRole('button', { name: 'Copy link' }).waitFor();
   await screenshot(alice, 'box-1-created-phone');
 
   // Shared through the share sheet: a line with the link in it.

@@ -4,9 +4,12 @@
 // for it (once: not again for the box below); A's seat is marked as the maker's. Each round A plays first (by
 // clicks), then B (by keyboard): each one's standings are the API's after every step, a
 // round's scores "—" to a player who has not played it yet and shown once they have.
-// At the end both are told who won, and the places and winners are the API's. Then A
-// plays a Solo round and makes a Friend Box of it: its code shown, focused, in view; B
-// opens its link, plays it, and is shown A's result as the owner's.
+// At the end both are told who won, and the places and winners are the API's. The form's
+// bounds (each format's number, the computer seats) are the API's (GET /v1/rules). Then A
+// plays a Solo round and makes a Friend Box of it: its code shown, focused (the heading
+// the code describes), in view, shared through the share sheet (a stub that records what
+// it is given), its code and link to copy; B opens its link, plays it, and is shown A's
+// result as the owner's.
 import { check, newPage, PHONE, playRound, run, screenshot, setName, text, view } from './lib.mjs';
 
 const ROUNDS = 3;
@@ -76,6 +79,10 @@ async function playSeriesRound(page, n, { keyboard = false } = {}) {
 await run(async (browser) => {
   // A makes a three-round series with one Easy seat.
   const alice = await newPage(browser, 'A');
+  await alice.addInitScript(() => {
+    window.sharedWith = [];
+    Object.defineProperty(navigator, 'share', { configurable: true, value: async (data) => { window.sharedWith.push(data); } });
+  });
   await setName(alice, 'Alice');
   await alice.getByRole('link', { name: 'Friends', exact: true }).click();
   const panel = view(alice).locator('.series');
@@ -88,7 +95,23 @@ await run(async (browser) => {
   await panel.getByRole('radio', { name: 'Elimination' }).check();
   check((await panel.getByLabel('Limit', { exact: true }).inputValue()) === '45', 'the sheets\' limit for elimination');
   check((await outAbove.isVisible()) && !(await outAbove.isChecked()), 'out at the limit by default, out above it by choice');
-  await panel.getByRole('radio', { name: 'A number of rounds' }).check();
+  // Each format's bounds, in its field and its help, and the computer seats: the API's.
+  const { series: bounds } = await (await alice.request.get('/v1/rules')).json();
+  const number = (n) => n.toLocaleString('en-GB');
+  for (const [kind, field, key] of [['Up to a score', 'Target', 'target'], ['Elimination', 'Limit', 'limit'], ['A number of rounds', 'Rounds', 'rounds']]) {
+    await panel.getByRole('radio', { name: kind }).check();
+    const input = panel.getByLabel(field, { exact: true });
+    const { minimum, maximum } = bounds[key];
+    await panel.locator('.field-help', { hasText: `From ${number(minimum)} to ${number(maximum)}.` }).waitFor();
+    const range = [await input.getAttribute('min'), await input.getAttribute('max')];
+    check(range[0] === String(minimum) && range[1] === String(maximum), `${field}: ${range} is the API's ${minimum}..${maximum}`);
+  }
+  const seatsMax = await panel.getByLabel('Easy', { exact: true }).getAttribute('max');
+  check(seatsMax === String(bounds.seats - 1), `computer seats up to ${seatsMax}: the API's ${bounds.seats} seats but the creator's`);
+  await panel.getByLabel('Rounds', { exact: true }).fill(String(bounds.rounds.maximum + 1));
+  await panel.getByRole('button', { name: 'Make a series' }).click();
+  await panel.locator('.form-error', { hasText: `Rounds: a whole number from ${number(bounds.rounds.minimum)} to ${number(bounds.rounds.maximum)}.` }).waitFor();
+  check((await panel.locator('.series-current .box-code').count()) === 0, 'no series made past the bounds');
   await panel.getByLabel('Rounds', { exact: true }).fill(String(ROUNDS));
   await panel.getByLabel('Easy', { exact: true }).fill('1');
   await panel.getByRole('button', { name: 'Make a series' }).click();
@@ -180,13 +203,21 @@ await run(async (browser) => {
   await made.locator('.box-code').waitFor();
   const boxCode = await made.locator('.box-code').getAttribute('data-code');
   check(/^[0-9A-Z]{4}-[0-9A-Z]{5}$/.test(boxCode), `a box code: ${boxCode}`);
-  check(await alice.evaluate(() => document.activeElement?.textContent === 'Your box is ready'), 'the new box has the focus');
+  check(await alice.evaluate(() => {
+    const focused = document.activeElement;
+    return focused?.textContent === 'Your box is ready' && focused.closest('.made-box') !== null
+      && document.getElementById(focused.getAttribute('aria-describedby'))?.dataset.code === focused.parentElement.querySelector('.box-code').dataset.code;
+  }), 'the new box has the focus, the heading the code describes');
   check(await made.locator('.box-code').isVisible() && await alice.evaluate(() => {
     const r = document.activeElement.getBoundingClientRect();
     return r.top >= 0 && r.bottom <= window.innerHeight;
   }), 'the new box in view');
   const boxLink = await made.locator('.box-link a').getAttribute('href');
   check(boxLink.endsWith(`/play#box=${boxCode}`), `the box link: ${boxLink}`);
+  await made.getByRole('button', { name: 'Share' }).click();
+  const shared = await alice.evaluate(() => window.sharedWith);
+  check(shared.length === 1 && shared[0].text.includes(boxLink) && shared[0].title === `Box ${boxCode}`, `shared: ${JSON.stringify(shared)}`);
+  await made.getByRole('button', { name: 'Copy code' }).waitFor();
   await made.getByRole('button', { name: 'Copy link' }).waitFor();
   await screenshot(alice, 'series-5-solo-box');
 
