@@ -7,16 +7,39 @@ import re
 from functools import cache
 from typing import Any
 
+import httpx
+import pytest
+
 from service.api import problems
 from service.api.problems import MEDIA_TYPE
+from service.app import create_app
 from service.cli import openapi_document
 from service.rules.errors import IllegalRun
+from service.support.settings import Settings
 from tests.conftest import ROOT
 
 
 def test_the_committed_document_matches_the_app() -> None:
     committed = (ROOT / "openapi" / "openapi.json").read_bytes()
     assert committed == openapi_document(), "run `shutbox openapi` and commit the result"
+
+
+@pytest.fixture
+def app_made_before(settings: Settings) -> None:
+    """An app of this process made before the test's: the document is made once a process
+    (``service.app``) and the next app uses it."""
+    create_app(settings)
+
+
+async def test_the_next_app_of_a_process_serves_the_committed_document(
+    app_made_before: None, client: httpx.AsyncClient
+) -> None:
+    committed = json.loads((ROOT / "openapi" / "openapi.json").read_bytes())
+    served = await client.get("/schema/openapi.json")
+    assert served.status_code == 200
+    assert served.json() == committed
+    # The query names each operation takes are the app's own, read from that document.
+    assert (await client.get("/v1/rules?junk=1")).status_code == 400
 
 
 def test_every_operation_is_documented() -> None:

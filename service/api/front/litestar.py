@@ -11,6 +11,8 @@ from typing import Any, Final, cast
 
 from litestar import Litestar
 from litestar._asgi.utils import is_valid_host as _is_valid_host
+from litestar._openapi.plugin import OpenAPIPlugin
+from litestar.openapi.spec import OpenAPI
 from litestar.routes import BaseRoute, HTTPRoute
 from litestar.types import ASGIApp, Receive, Scope, Send
 from litestar.utils.scope.state import ScopeState
@@ -63,3 +65,9 @@ class RoutedBehind(Litestar):
             return super()._create_asgi_handler()
         finally:
             self.asgi_router = router
+
+
+def use_document(app: Litestar, document: OpenAPI) -> None:
+    """Make ``document`` the app's OpenAPI document, as if it had generated it: Litestar
+    builds the document of an app once, on first use, with no way to hand it one."""
+    app.plugins.get(OpenAPIPlugin)._openapi = document
