@@ -23,7 +23,6 @@ from service.store.cache import Cache
 from service.support.settings import Limit, Settings, SettingsError
 from tests.conftest import from_address, served
 
-redis_only = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 METRICS_TOKEN = "a-scraper-token-nobody-guesses"
 IN_PROCESS = "testclient"
 """The peer of an in-process client (as the framework's test client names it): no IP."""
@@ -37,7 +36,6 @@ def junk_methods(count: int) -> list[str]:
 # --- metrics and logs: fixed labels for what a client makes up ---------------------------
 
 
-@redis_only
 async def test_junk_methods_grow_the_metrics_by_a_few_series_only(settings: Settings) -> None:
     methods = junk_methods(300)
     async with served(settings) as app, from_address(app, "127.0.0.1") as client:
@@ -99,7 +97,6 @@ async def test_404_and_405_cost_tokens_as_any_answer_does(settings: Settings) ->
 # --- the metrics: the operator's scrapers only, one rendering for a crowd ---------------
 
 
-@redis_only
 async def test_the_metrics_are_for_the_operators_scrapers_only(settings: Settings) -> None:
     changes: dict[str, Any] = {"metrics_token": METRICS_TOKEN, "trusted_proxies": ["10.0.0.1"]}
     async with served(settings, **changes) as app:
@@ -156,7 +153,6 @@ async def let_the_others_arrive() -> None:
         await asyncio.sleep(0)
 
 
-@redis_only
 async def test_concurrent_scrapes_share_one_rendering(
     settings: Settings, rendering_held: tuple[list[int], threading.Event]
 ) -> None:
@@ -198,7 +194,6 @@ async def readiness_checks_held() -> AsyncIterator[tuple[list[int], asyncio.Even
             release.set()
 
 
-@redis_only
 async def test_a_crowd_of_readiness_checks_takes_one_connection(settings: Settings) -> None:
     async with served(settings) as app, from_address(app, "203.0.113.10") as crowd:
         async with readiness_checks_held() as (checks, release):

@@ -288,7 +288,6 @@ async def test_a_large_bucket_seen_first_lets_one_request_through_each_process(
             await cache.close()
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_tokens_let_through_at_first_sight_are_taken_before_the_app_stops(
     settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -389,7 +388,6 @@ async def refill(client: httpx.AsyncClient, name: str) -> None:
         await shared.aclose()
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_an_operations_own_limit_holds_however_its_path_is_written(
     settings: Settings,
 ) -> None:
@@ -510,7 +508,6 @@ async def test_the_requests_that_store_share_one_budget_per_address(
         assert await fetchval(database_url, boxes, player["id"]) == 2
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_the_budget_of_requests_that_store_can_be_turned_off(settings: Settings) -> None:
     from tests.integration.api.helpers import auth, new_player
 
@@ -522,7 +519,6 @@ async def test_the_budget_of_requests_that_store_can_be_turned_off(settings: Set
     assert made == [201] * 8
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_every_spelling_of_a_hot_route_costs_a_token(settings: Settings) -> None:
     """The fast path answers the path as written, the framework's router the other
     spellings (``service.api.front.hot``): both count against the address's limit."""
@@ -537,7 +533,6 @@ async def test_every_spelling_of_a_hot_route_costs_a_token(settings: Settings) -
 DOCS_ROUTES = ("/schema", "/schema/openapi.json", "/schema/scalar", "/schema/{path}")
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_what_is_not_limited_stays_so_however_its_path_is_written(
     settings: Settings,
 ) -> None:

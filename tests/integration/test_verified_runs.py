@@ -15,7 +15,6 @@ from typing import Any, Final
 
 import httpx
 import msgspec
-import pytest
 
 from service.api.schemas import DailyRunResult, run_result
 from service.rules.analysis import report
@@ -28,7 +27,6 @@ from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import STANDARD, every, played, runs, scripted
 
 # What a process keeps is in the process, whichever Redis the dice are cached in.
-pytestmark = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 
 TODAY: Final = "2026-11-29"  # the test clock's date (12:00 UTC)
 TOMORROW: Final = "2026-11-30"  # begun at UTC+14

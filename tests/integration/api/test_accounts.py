@@ -337,7 +337,6 @@ async def test_zones_that_are_not_places_are_422(client: httpx.AsyncClient, time
     assert response.json()["type"] == "/problems/unknown-time-zone"
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_no_token_or_code_is_stored_anywhere(
     client: httpx.AsyncClient, database_url: str, redis_prefix: str
 ) -> None:

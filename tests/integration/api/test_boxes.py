@@ -86,7 +86,6 @@ async def test_codes_are_read_as_people_type_them(client: httpx.AsyncClient) -> 
     assert missing.status_code == 404 and missing.json()["type"] == "/problems/unknown-box"
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_twenty_friends_blind_and_target(client: httpx.AsyncClient) -> None:
     owner = await new_player(client, name="Owner")
     box = await new_box(client, owner)
@@ -203,7 +202,6 @@ async def test_a_player_s_own_run_of_a_box_on_any_device(client: httpx.AsyncClie
 @pytest.mark.parametrize(
     "rules", VARIANTS, ids=lambda r: ",".join(f"{k}={v}" for k, v in r.items()) or "standard"
 )
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_every_variant_end_to_end(client: httpx.AsyncClient, rules: dict[str, Any]) -> None:
     owner = await new_player(client, name="Host")
     box = await new_box(client, owner, **rules)

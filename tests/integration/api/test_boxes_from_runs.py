@@ -18,8 +18,6 @@ from tests.conftest import fetchval
 from tests.integration.api.helpers import auth, daily_dice, new_player, problem_type
 from tests.runs import legal_run, legal_runs
 
-pytestmark = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
-
 
 async def dealt(client: httpx.AsyncClient, runs: int = 2, **rules: Any) -> dict[str, Any]:
     """A deal whose dice allow ``runs`` different runs."""

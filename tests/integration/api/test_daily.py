@@ -106,7 +106,6 @@ async def test_a_date_is_served_once_it_has_begun_somewhere(
     assert response.status_code == (200 if open_ else 404)
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_stored_dice_win_over_the_secret(
     client: httpx.AsyncClient, database_url: str
 ) -> None:

@@ -17,8 +17,6 @@ from tests.integration.api.helpers import auth, daily_dice, new_player, problem_
 from tests.runs import legal_run, legal_runs, played
 from tests.unit.rules.test_analysis import brute_force_best
 
-pytestmark = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
-
 HINDSIGHT = ("best_possible", "best_line", "could_be_better", "total_cost")
 
 

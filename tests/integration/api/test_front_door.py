@@ -25,8 +25,6 @@ from tests.conftest import NOW, app_with
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_run, legal_runs
 
-pytestmark = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
-
 DAY = NOW.date().isoformat()
 METHODS = {"get", "put", "post", "patch", "delete"}
 SAMPLES = {

@@ -92,7 +92,6 @@ def easy_seed(dice: Sequence[Sequence[int]]) -> str:
     return "dice/" + "".join(f"{a}{b}" for a, b in dice)
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -> None:
     """Dice the client brings: the report without hindsight."""
     for rules, dice, moves in sample_runs():
@@ -103,7 +102,6 @@ async def test_analyze_agrees_with_the_rules_engine(client: httpx.AsyncClient) -
         assert_agrees(response.json(), expected, rules)
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_analyze_of_a_deal_agrees_with_the_rules_engine(client: httpx.AsyncClient) -> None:
     """Dice the service dealt: the whole report, hindsight included."""
     for n, rules in enumerate(VARIANTS):

@@ -249,7 +249,6 @@ async def test_a_body_that_is_not_json_is_a_problem(client: httpx.AsyncClient) -
         assert response.status_code == 400, (content, response.text)
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_it_is_limited_like_every_game_service(settings: Settings) -> None:
     body = {"open": [1, 2, 3], "roll": [1, 2]}
     async with app_with(settings, rate_limit_address="3/h") as limited:

@@ -13,8 +13,6 @@ import pytest
 from tests.conftest import NOW
 from tests.integration.api.helpers import auth, new_player
 
-pytestmark = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
-
 DAY = NOW.date().isoformat()
 # A value of each path parameter the document has, that the router takes.
 PATH_VALUES = {

@@ -42,7 +42,6 @@ async def standings(client: httpx.AsyncClient, players: list[dict[str, str]]) ->
     return seen
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 async def test_ranks_agree_across_every_redis_state(settings: Settings, redis_prefix: str) -> None:
     async with app_with(settings, REDIS_URL) as client:
         dice = await daily_dice(client, DAY)

@@ -17,7 +17,6 @@ from tests.conftest import ServerProcess, fetchval
 from tests.integration.api.helpers import auth, fresh, new_player, new_player_at, problem_type
 from tests.runs import STANDARD, legal_run, legal_runs, run_with_score
 
-ONE_REDIS_MODE = pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 Dice = list[list[int]]
 
 
@@ -114,7 +113,6 @@ def row_of(series: dict[str, Any], player: dict[str, str]) -> dict[str, Any]:
     return next(p for p in series["players"] if p.get("id") == player["id"])
 
 
-@ONE_REDIS_MODE
 async def test_create_and_join_by_code_within_the_seats(
     client: httpx.AsyncClient, database_url: str
 ) -> None:
@@ -177,7 +175,6 @@ async def test_create_and_join_by_code_within_the_seats(
     assert (await join(client, bob, code)).status_code == 200
 
 
-@ONE_REDIS_MODE
 async def test_sixteen_seats_at_most_computers_counted(client: httpx.AsyncClient) -> None:
     ann, bob = await new_player(client), await new_player(client)
     full = await new_series(client, ann, computers=["medium"] * 15)
@@ -192,7 +189,6 @@ async def test_sixteen_seats_at_most_computers_counted(client: httpx.AsyncClient
     assert response.status_code == 400
 
 
-@ONE_REDIS_MODE
 @pytest.mark.parametrize(
     "body",
     [
@@ -224,7 +220,6 @@ async def test_a_bad_series_is_400_and_stores_nothing(
     ) == 0  # fmt: skip
 
 
-@ONE_REDIS_MODE
 async def test_the_bounds_the_rules_state_are_those_a_series_is_held_to(
     client: httpx.AsyncClient,
 ) -> None:
@@ -246,7 +241,6 @@ async def test_the_bounds_the_rules_state_are_those_a_series_is_held_to(
     assert problem_type(response, 400) == "/problems/invalid-request"
 
 
-@ONE_REDIS_MODE
 async def test_every_format_and_out_when_round_trips(client: httpx.AsyncClient) -> None:
     ann = await new_player(client)
     for format in (
@@ -262,7 +256,6 @@ async def test_every_format_and_out_when_round_trips(client: httpx.AsyncClient) 
     assert series["format"]["out_when"] == "reached"
 
 
-@ONE_REDIS_MODE
 async def test_a_later_round_s_dice_are_never_shown_early(client: httpx.AsyncClient) -> None:
     ann, bob, eve = [await new_player(client) for _ in range(3)]
     series = await new_series(client, ann, computers=["medium"])
@@ -305,7 +298,6 @@ async def test_a_later_round_s_dice_are_never_shown_early(client: httpx.AsyncCli
     assert response.status_code == 403 and "dice" not in response.text
 
 
-@ONE_REDIS_MODE
 async def test_other_players_scores_show_once_one_has_played_that_round(
     client: httpx.AsyncClient,
 ) -> None:
@@ -341,7 +333,6 @@ async def test_other_players_scores_show_once_one_has_played_that_round(
     assert row_of(anns, bob)["total"] == bob_score
 
 
-@ONE_REDIS_MODE
 async def test_computer_seats_play_each_round_as_soon_as_it_is_issued(
     client: httpx.AsyncClient, database_url: str
 ) -> None:
@@ -371,7 +362,6 @@ async def test_computer_seats_play_each_round_as_soon_as_it_is_issued(
     assert [p["rounds"][1] for p in after["players"][1:]] == [None, None, None]
 
 
-@ONE_REDIS_MODE
 async def test_one_run_per_player_per_round(client: httpx.AsyncClient, database_url: str) -> None:
     ann = await new_player(client)
     series = await new_series(client, ann)
@@ -411,7 +401,6 @@ async def test_one_run_per_player_per_round(client: httpx.AsyncClient, database_
     assert made.status_code == remade.status_code == 201 and made.content == remade.content
 
 
-@ONE_REDIS_MODE
 async def test_rounds_the_lowest_total_wins_after_the_last_round(
     client: httpx.AsyncClient,
 ) -> None:
@@ -435,7 +424,6 @@ async def test_rounds_the_lowest_total_wins_after_the_last_round(
     assert problem_type(response, 422) == "/problems/series-finished"
 
 
-@ONE_REDIS_MODE
 async def test_to_score_ends_at_the_complete_round_where_a_total_reaches_the_target(
     client: httpx.AsyncClient,
 ) -> None:
@@ -454,7 +442,6 @@ async def test_to_score_ends_at_the_complete_round_where_a_total_reaches_the_tar
     assert problem_type(response, 422) == "/problems/series-finished"
 
 
-@ONE_REDIS_MODE
 async def test_elimination_the_last_player_left_wins(client: httpx.AsyncClient) -> None:
     ann, bob, cy = [await new_player(client) for _ in range(3)]
     code, by_score, high, low = await straddling(
@@ -469,7 +456,6 @@ async def test_elimination_the_last_player_left_wins(client: httpx.AsyncClient) 
     assert [p["place"] for p in final["players"]] == [2, 2, 1]  # out together, same total
 
 
-@ONE_REDIS_MODE
 async def test_elimination_a_player_out_plays_no_more(client: httpx.AsyncClient) -> None:
     ann, bob, cy = [await new_player(client) for _ in range(3)]
     code, by_score, high, low = await straddling(
@@ -487,7 +473,6 @@ async def test_elimination_a_player_out_plays_no_more(client: httpx.AsyncClient)
     assert problem_type(response, 422) == "/problems/out-of-series"
 
 
-@ONE_REDIS_MODE
 async def test_elimination_players_out_in_the_same_last_round_are_ranked_by_total(
     client: httpx.AsyncClient,
 ) -> None:
@@ -509,7 +494,6 @@ async def test_elimination_players_out_in_the_same_last_round_are_ranked_by_tota
     assert [p["place"] for p in final["players"]] == [2, 1]
 
 
-@ONE_REDIS_MODE
 async def test_a_shut_box_wins_the_series_when_its_round_is_complete(
     client: httpx.AsyncClient,
 ) -> None:

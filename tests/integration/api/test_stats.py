@@ -86,7 +86,6 @@ def expected(answers: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("redis_mode", ["redis"], indirect=True)
 @pytest.mark.parametrize("keyed", [False, True], ids=["by-token", "by-player"])
 async def test_the_figures_after_runs_on_a_few_dates(
     client: httpx.AsyncClient, clock: FixedClock, keyed: bool, database_url: str
