@@ -248,7 +248,7 @@ class ServerProcess:
             except httpx.TransportError:
                 pass
             time.sleep(0.2)
-        self.stop()
+        ServerProcess.stop(self)  # a shared server too: it never started
         raise RuntimeError("server did not become ready in 60 s")
 
     def launch(self) -> subprocess.Popen[bytes]:
@@ -330,6 +330,16 @@ def two_workers(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]
     that need a server but none of their own (its output holds all their requests)."""
     env = {**server_environment(database_url), "SHUTBOX_REDIS_PREFIX": redis_prefix}
     # The request log on, as in production: the tests of what it says read it here.
-    process = ServerProcess({**env, "SHUTBOX_LOG_LEVEL": "INFO"}, workers=2).start()
+    process = SharedServer({**env, "SHUTBOX_LOG_LEVEL": "INFO"}, workers=2).start()
     yield process
-    process.stop()
+    process.end()
+
+
+class SharedServer(ServerProcess):
+    """A server the tests share: its fixture alone stops it."""
+
+    def stop(self) -> None:
+        raise RuntimeError("a shared server is stopped by its fixture, not by a test")
+
+    def end(self) -> None:
+        super().stop()

@@ -143,6 +143,12 @@ _batch_read = msgspec.json.Decoder(BatchRead)
 _tokens_read = msgspec.json.Decoder(TokensRead)
 
 
+class DatesOutOfOrder(Exception):
+    """A batch holds two dates of one player, the later first: its streaks need the dates
+    that player played (``streak_runs``), which a batch reads only for a date that comes
+    before one already stored. Its runs are stored one at a time."""
+
+
 class Stored(msgspec.Struct, frozen=True):
     """A submission's outcome: its run, new (201) or stored before (200, identical)."""
 
@@ -171,9 +177,10 @@ async def stored(
     """The runs stored in two round trips (``stored_unlocked``; one when ``read`` already),
     else in a transaction that locks the players first. A batch that fails for another
     reason than an unreachable database (an error the database reports: one
-    submission's row refused, a race with another process) is tried again one
-    submission at a time, locked (a lone one too), so that a submission that cannot be
-    stored fails alone: its answer is the error. Any other error is a bug: raised."""
+    submission's row refused, a race with another process; or two dates of one player
+    out of order, ``DatesOutOfOrder``) is tried again one submission at a time, locked
+    (a lone one too), so that a submission that cannot be stored fails alone: its answer
+    is the error. Any other error is a bug: raised."""
     try:
         if read is None:
             read = await read_batch(connection, runs, lock=False)
@@ -181,7 +188,7 @@ async def stored(
         return list(unlocked if unlocked is not None else await submit_all(connection, runs))
     except UNAVAILABLE:
         raise
-    except asyncpg.PostgresError as error:
+    except (asyncpg.PostgresError, DatesOutOfOrder) as error:
         # Each again in the transaction that locks its player first: a race with another
         # process's batch (a unique key, a serialization failure) ends as that decides.
         log.warning(
@@ -329,7 +336,10 @@ class Batch:
             else:
                 # A date after every date played. An open date is today or yesterday,
                 # so today is played if and only if it is this date.
-                streak = streak_after(streaks[run.player_id], run.day)
+                latest = streaks[run.player_id]
+                if latest is not None and run.day <= latest.last_played:
+                    raise DatesOutOfOrder(run.player_id)
+                streak = streak_after(latest, run.day)
                 played_today = today == run.day
             streaks[run.player_id] = self.after[run.player_id] = streak
             better, worse, others = counts[run.day].before_adding(run.score)

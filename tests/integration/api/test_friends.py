@@ -438,10 +438,7 @@ def test_redeeming_each_others_codes_at_once_makes_one_friendship(
                 assert ids(await friends_of(setup, b)) == [a["id"]]
             return statuses, crowd, count
 
-    try:
-        statuses, crowd, count = asyncio.run(scenario())
-    finally:
-        server.stop()
+    statuses, crowd, count = asyncio.run(scenario())
     assert statuses == [[200, 201]] * 12
     assert crowd == {201: 1, 409: 5} and count == MOST
     rows = asyncio.run(fetchval(database_url, "SELECT count(*) FROM friendships"))

@@ -132,6 +132,30 @@ async def test_a_batch_answers_as_the_same_submissions_one_at_a_time(
     assert await histograms.of([batch_day]) == {batch_day: {0: 1, 3: 1, 5: 3, 9: 1}}
 
 
+async def test_two_dates_of_one_player_in_one_batch_the_later_first_make_one_streak(
+    pool: asyncpg.Pool, histograms: Histograms, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The later date first (today, then yesterday during the grace): the batch needs the
+    dates the player played, which it does not read, so each is stored alone, and the
+    streak joins both dates as the two stored one after the other would."""
+    caplog.set_level(logging.WARNING, logger="shutbox.daily")
+    yesterday, today = fresh_days(2)
+    await days_with_dice(pool, histograms.cache, yesterday, today)
+    [player] = await new_players(pool, 1)
+    grace = datetime.combine(today, time(0, 5), tzinfo=UTC)
+    later_first = [
+        msgspec.structs.replace(submission(player, day, score), submitted_at=grace)
+        for day, score in ((today, 6), (yesterday, 4))
+    ]
+    outcomes = await daily.submit_batch(pool, later_first)
+    assert [type(o) for o in outcomes] == [daily.Stored, daily.Stored]
+    row = await pool.fetchrow("SELECT * FROM streaks WHERE player_id = $1", player)
+    assert row is not None
+    assert (row["latest_length"], row["best"], row["last_played"]) == (2, 2, today)
+    [said] = [r for r in caplog.records if r.name == "shutbox.daily"]
+    assert "DatesOutOfOrder" in said.__dict__["error"]
+
+
 async def test_two_dates_of_one_player_in_one_batch_make_one_streak(
     pool: asyncpg.Pool, histograms: Histograms
 ) -> None:
