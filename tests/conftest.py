@@ -43,6 +43,14 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 SECRET = "test-secret"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that take longest (servers, browsers, clients, the fuzzer) first: the
+    processes that run the tests in parallel (scripts/test) then end together, not one
+    alone with a browser scenario at the end."""
+    slow = ("tests/system/", "tests/integration/test_fuzz.py")
+    items.sort(key=lambda item: not item.nodeid.startswith(slow))
+
+
 def own_database(prefix: str = "shutbox_test") -> AbstractContextManager[str]:
     """A new empty database, dropped when done: its URL."""
     return throwaway_database(ADMIN_URL, prefix)
@@ -183,6 +191,18 @@ def from_address(app: Litestar, host: str, **headers: str) -> httpx.AsyncClient:
     """A client of ``app`` whose connection comes from ``host``."""
     transport = httpx.ASGITransport(app=app, client=(host, 40_000))
     return httpx.AsyncClient(transport=transport, base_url="http://shutbox", headers=headers)
+
+
+def declared(app: Any, key: str) -> dict[tuple[str, str], Any]:
+    """What the app's route handlers declare under ``key`` in their ``opt``, by method and
+    route path."""
+    return {
+        (method, route.path_format): handler.opt[key]
+        for route in app.routes
+        for handler in getattr(route, "route_handlers", ())
+        if key in handler.opt
+        for method in handler.http_methods
+    }
 
 
 async def fetchval(database_url: str, query: str, *args: object) -> Any:

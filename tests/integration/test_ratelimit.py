@@ -17,6 +17,7 @@ from tests.conftest import (
     REDIS_URL,
     ServerProcess,
     app_with,
+    declared,
     from_address,
     on_redis_cluster_too,
     served,
@@ -342,18 +343,6 @@ def spellings(path: str) -> list[str]:
 def at(client: httpx.AsyncClient, path: str) -> httpx.URL:
     """The URL of ``path`` as written: a path starting with ``//`` is not a host."""
     return client.base_url.copy_with(raw_path=path.encode())
-
-
-def declared(app: Any, key: str) -> dict[tuple[str, str], Any]:
-    """What the app's route handlers declare under ``key`` in their ``opt``, by method and
-    route path."""
-    return {
-        (method, route.path_format): handler.opt[key]
-        for route in app.routes
-        for handler in getattr(route, "route_handlers", ())
-        if key in handler.opt
-        for method in handler.http_methods
-    }
 
 
 def test_spellings_are_what_they_say() -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any, Final, NamedTuple, Protocol, cast
+from typing import Any, Final, NamedTuple, Protocol, TypeVar, cast
 
 from litestar import Request
 from litestar.handlers import HTTPRouteHandler
@@ -68,6 +68,9 @@ class ByPath(NamedTuple):
     read, before the language: an answer with no text (the Daily Dice feed's)."""
 
     answer: PathAnswerer
+
+
+Way = TypeVar("Way", ByBody, ByPath)
 
 
 FastPath = ByBody | ByPath
@@ -191,9 +194,8 @@ def answered_from_path(app: ASGIApp) -> ASGIApp:
     with their answerers; the rest, and a problem, go on to ``app``."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        route, path = matched(scope) or (None, None)
-        how = route.answerer if route is not None else None
-        if not isinstance(how, ByPath) or path is None:
+        how, path = answerer_of(scope, ByPath)
+        if how is None or path is None:
             await app(scope, receive, send)
             return
         try:
@@ -215,9 +217,8 @@ def answered_from_body(app: ASGIApp) -> ASGIApp:
     large, and a problem, go on to ``app``."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        route, path = matched(scope) or (None, None)
-        how = route.answerer if route is not None else None
-        if not isinstance(how, ByBody) or path is None:
+        how, path = answerer_of(scope, ByBody)
+        if how is None or path is None:
             await app(scope, receive, send)
             return
         try:
@@ -241,6 +242,14 @@ def answered_from_body(app: ASGIApp) -> ASGIApp:
         await send_whole(send, status, headers, content)
 
     return middleware
+
+
+def answerer_of(scope: Scope, kind: type[Way]) -> tuple[Way | None, re.Match[str] | None]:
+    """The answerer of the hot route a request takes, if it is of ``kind``, and the path
+    matched; (None, None) otherwise."""
+    route, path = matched(scope) or (None, None)
+    how = route.answerer if route is not None else None
+    return (how, path) if isinstance(how, kind) else (None, None)
 
 
 def matched(scope: Scope) -> tuple[HotRoute, re.Match[str]] | None:

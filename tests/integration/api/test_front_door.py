@@ -21,7 +21,7 @@ from service.app import App, create_app, route_handlers
 from service.rules.dice import derive_dice
 from service.rules.ruleset import Rules
 from service.support.settings import Settings
-from tests.conftest import NOW, app_with
+from tests.conftest import NOW, app_with, declared
 from tests.integration.api.helpers import auth, daily_dice, new_player
 from tests.runs import legal_run, legal_runs
 
@@ -46,18 +46,6 @@ def test_each_hot_route_carries_the_template_the_router_gives(settings: Settings
         assert handler is route.handler  # the router's, whose opt names the answerer
 
 
-def declared_hot(app: App) -> dict[tuple[str, str], object]:
-    """What the app's route handlers name in their ``opt`` as their fast path, by method
-    and route path."""
-    return {
-        (method, route.path_format): handler.opt[BEFORE_FRAMEWORK]
-        for route in app.routes
-        for handler in getattr(route, "route_handlers", ())
-        if BEFORE_FRAMEWORK in handler.opt
-        for method in handler.http_methods
-    }
-
-
 def test_each_hot_route_is_answered_by_its_own_handlers_answerer(settings: Settings) -> None:
     """The fast path and the handlers' ``opt`` agree: a route is hot exactly when its
     handler names an answerer, and is answered by that one (the feed's answerer on the
@@ -65,7 +53,9 @@ def test_each_hot_route_is_answered_by_its_own_handlers_answerer(settings: Setti
     app = create_app(settings)
     assert isinstance(app, App)
     hot = {(route.method, route.template): route for route in app.hot_routes}
-    assert {where: route.answerer for where, route in hot.items()} == declared_hot(app)
+    assert {where: route.answerer for where, route in hot.items()} == declared(
+        app, BEFORE_FRAMEWORK
+    )
     for route in app.hot_routes:
         assert route.answerer is route.handler.opt[BEFORE_FRAMEWORK]
     feed = [route for route in app.hot_routes if route.answerer == ByPath(feed_reply)]
