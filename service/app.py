@@ -54,7 +54,6 @@ from service.api.ops import MetricsController, OpsController
 from service.api.players import PlayersController
 from service.api.practice import PracticeController
 from service.api.series import SeriesController
-from service.api.stats import StatsController
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED
 from service.store import daily, embedded, idempotency
@@ -311,7 +310,6 @@ def route_handlers() -> list[ControllerRouterHandler]:
     """The service's routes: the API's resources, operations, the page."""
     return [
         PlayersController,
-        StatsController,
         DailyController,
         PracticeController,
         BoxesController,

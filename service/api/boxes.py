@@ -313,13 +313,16 @@ def box_run_result(played: use_cases.PlayedBox) -> bytes:
     return _encoder.encode(BoxRunResult(**msgspec.structs.asdict(result) | extra))
 
 
-def boxes_of(services: Services, database: Database | None = None) -> use_cases.Boxes:
-    """The use cases of boxes, on ``database`` (an idempotency key's connection) or the pool."""
+def boxes_of(services: Services, scope: Scope, database: Database | None = None) -> use_cases.Boxes:
+    """The use cases of boxes for a request, on ``database`` (an idempotency key's
+    connection) or the pool."""
     return use_cases.Boxes(
         database or services.pool,
         services.cache,
         services.settings.secret_bytes,
         services.deal_key,
+        holding(scope),
+        services.clock.now(),
     )
 
 
@@ -382,13 +385,8 @@ class BoxesController(Controller):
                     )
                 deal = of_deal(data.from_run)
             try:
-                made = await boxes_of(services, connection).create(
-                    player,
-                    rules,
-                    deal,
-                    holding(request.scope),
-                    services.clock.now(),
-                    box_run_result,
+                made = await boxes_of(services, request.scope, connection).create(
+                    player, rules, deal, box_run_result
                 )
             except REFUSALS as refusal:
                 raise refused(refusal) from None
@@ -429,7 +427,7 @@ class BoxesController(Controller):
         canonical = code_of(code)
         viewer = await optional_player(request, services) if mode == "target" else None
         try:
-            shown = await boxes_of(services).show(canonical, viewer, mode)
+            shown = await boxes_of(services, request.scope).show(canonical, viewer, mode)
         except REFUSALS as refusal:
             raise refused(refusal) from None
         found, issued, target = shown
@@ -482,14 +480,8 @@ class BoxesController(Controller):
             canonical = code_of(code)
             moves = [move_in(m) for m in data.moves]
             try:
-                accepted = await boxes_of(services, connection).submit(
-                    canonical,
-                    player,
-                    data.mode,
-                    moves,
-                    holding(request.scope),
-                    services.clock.now(),
-                    box_run_result,
+                accepted = await boxes_of(services, request.scope, connection).submit(
+                    canonical, player, data.mode, moves, box_run_result
                 )
             except REFUSALS as refusal:
                 raise refused(refusal) from None
@@ -518,10 +510,10 @@ class BoxesController(Controller):
         },
     )
     async def mine(
-        self, player: PlayerDep, services: ServicesDep, code: CodePath
+        self, request: AnyRequest, player: PlayerDep, services: ServicesDep, code: CodePath
     ) -> Response[bytes]:
         try:
-            body = await boxes_of(services).mine(code_of(code), player.id)
+            body = await boxes_of(services, request.scope).mine(code_of(code), player.id)
         except REFUSALS as refusal:
             raise refused(refusal) from None
         return Response(content=body, media_type=JSON)
@@ -542,6 +534,7 @@ class BoxesController(Controller):
     )
     async def results(
         self,
+        request: AnyRequest,
         player: PlayerDep,
         services: ServicesDep,
         code: CodePath,
@@ -549,7 +542,9 @@ class BoxesController(Controller):
         offset: OffsetQuery = 0,
     ) -> list[BoxResult]:
         try:
-            page = await boxes_of(services).results(code_of(code), player.id, limit, offset)
+            page = await boxes_of(services, request.scope).results(
+                code_of(code), player.id, limit, offset
+            )
         except REFUSALS as refusal:
             raise refused(refusal) from None
         return [BoxResult(**result._asdict()) for result in page]

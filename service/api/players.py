@@ -26,6 +26,8 @@ from service.api.schemas import (
     BeforeQuery,
     LimitQuery,
     Streak,
+    StreakFigures,
+    streak_figures,
     streak_out,
 )
 from service.store.db import Connection
@@ -34,6 +36,7 @@ from service.store.ranks import Rank
 from service.support import codes
 from service.support.i18n import Language, _
 from service.usecases import players as use_cases
+from service.usecases.players import Figures
 
 # A name and a time zone say more than their shape: checked_name and checked_time_zone
 # answer 422 (invalid-name, unknown-time-zone) for what does not fit, the empty text and
@@ -273,6 +276,51 @@ def player_out(row: PlayerRow) -> Player:
     return msgspec.convert(row, Player, from_attributes=True)
 
 
+# A player's statistics: counters kept with each run stored (``service.store.daily``), so
+# reading them never reads the runs.
+_NO_RUN: Final = "null: no official run yet."
+
+
+class PlayerStats(msgspec.Struct, frozen=True):
+    """The player's figures over their official daily runs (not boxes, not practice)."""
+
+    played: Annotated[int, Meta(description="The player's official daily runs.")]
+    shut: Annotated[int, Meta(description="Those that shut the box (score 0).")]
+    shut_rate: Annotated[
+        float | None, Meta(description=f"The share of them that shut the box, 0..1; {_NO_RUN}")
+    ]
+    mean_score: Annotated[
+        float | None, Meta(description=f"The mean score (lower is better); {_NO_RUN}")
+    ]
+    mean_best_possible: Annotated[
+        float | None,
+        Meta(
+            description="The mean best possible score: the lowest any line of choices "
+            f"reaches on each run's dice; {_NO_RUN}"
+        ),
+    ]
+    mean_cost: Annotated[
+        float | None,
+        Meta(
+            description="The mean of score - best_possible: what the player's choices cost "
+            f"against the best possible on their dice (0: the best every time); {_NO_RUN}"
+        ),
+    ]
+    distribution: Annotated[
+        dict[int, int],
+        Meta(
+            description="How many official runs ended on each score (JSON object keys are "
+            'strings: "0", "1", ...); scores no run ended on are left out ({} with no run).'
+        ),
+    ]
+    streak: Annotated[StreakFigures, Meta(description="The player's daily streak now.")]
+
+
+def stats_out(figures: Figures) -> PlayerStats:
+    """The figures as the API says them: the same names, the streak as its figures."""
+    return PlayerStats(**{**figures._asdict(), "streak": streak_figures(figures.streak)})
+
+
 class PlayersController(Controller):
     path = "/v1/players"
     tags = ["Players"]
@@ -471,3 +519,20 @@ class PlayersController(Controller):
             services.pool, services.histograms, player.id, before or date.max, limit
         )
         return [HistoryEntry(date=e.day, score=e.score, shut=e.shut, rank=e.rank) for e in entries]
+
+    @get(
+        "/me/stats",
+        operation_id="getMyStats",
+        summary="The player's statistics over their official daily runs",
+        description=(
+            "Played, shut and shut rate, the mean score, best possible score and cost of the "
+            "player's choices (score - best possible), the score distribution and the "
+            "streak, over the official daily runs (not boxes, not practice). Kept as "
+            "counters with each run stored: as cheap to read after ten years of play as "
+            "after one day. With no official run: `played` 0, the means and the rate null."
+        ),
+        security=BEARER,
+        responses=documented(problems.AUTHENTICATED),
+    )
+    async def stats(self, player: PlayerDep, services: ServicesDep) -> PlayerStats:
+        return stats_out(await use_cases.stats(services.pool, player, services.clock.now()))

@@ -494,8 +494,11 @@ async def player_counters(pool: asyncpg.Pool, player_id: uuid.UUID) -> PlayerCou
 
 
 class HistoryEntry(msgspec.Struct, frozen=True):
+    """One of a player's official daily runs, ranked as it stands now."""
+
     day: date
     score: int
+    shut: bool
     rank: Rank
 
 
@@ -508,7 +511,10 @@ async def history(
     by_day = await histograms.of(row["day"] for row in rows)
     return [
         HistoryEntry(
-            day=row["day"], score=row["score"], rank=rank_in(by_day[row["day"]], row["score"])
+            day=row["day"],
+            score=row["score"],
+            shut=row["score"] == 0,
+            rank=rank_in(by_day[row["day"]], row["score"]),
         )
         for row in rows
     ]

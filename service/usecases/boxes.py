@@ -35,20 +35,20 @@ from service.usecases.tables import HoldTables
 Outcome = Literal["win", "tie", "loss"]
 
 
-class UnknownBox(Exception):
+class BoxRefused(Exception):
+    """A refusal about the box of ``code``."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        super().__init__(code)
+
+
+class UnknownBox(BoxRefused):
     """No box has this code."""
 
-    def __init__(self, code: str) -> None:
-        self.code = code
-        super().__init__(code)
 
-
-class NoBoxRun(Exception):
+class NoBoxRun(BoxRefused):
     """The player has not played the box."""
-
-    def __init__(self, code: str) -> None:
-        self.code = code
-        super().__init__(code)
 
 
 class ResultsHidden(Exception):
@@ -157,12 +157,15 @@ def _answered(
 @dataclass(frozen=True)
 class Boxes:
     """What the use cases of boxes reach: the database (a pool, or an idempotency key's
-    connection), the cache, the dice secret, the deals' key."""
+    connection), the cache, the dice secret, the deals' key; and of the request, the
+    solver's tables it holds while it verifies a run (``hold``) and its moment (``now``)."""
 
     database: Database
     cache: Cache
     secret: bytes
     deal_key: bytes
+    hold: HoldTables
+    now: datetime
 
     async def find(self, code: str) -> Box:
         """The box of a canonical code (``codes.parse``); ``UnknownBox`` if none."""
@@ -181,8 +184,6 @@ class Boxes:
         owner: PlayerRow,
         rules: Rules,
         of_deal: RunOfDeal | None,
-        hold: HoldTables,
-        now: datetime,
         respond: Respond,
     ) -> Made:
         """A new box of fresh dice under ``rules``, or of a deal's rules and dice with
@@ -191,14 +192,14 @@ class Boxes:
         ``deals.DealExpired``, ``DealUsed`` (one deal makes one box), an ``IllegalRun``."""
         owners = None
         if of_deal is not None:
-            found = deals.read(self.deal_key, of_deal.deal, now)
+            found = deals.read(self.deal_key, of_deal.deal, self.now)
             rules = found.rules
-            await hold(rules)
+            await self.hold(rules)
 
             def run_of_box(code: str) -> tuple[NewBoxRun, Callable[[uuid.UUID], bytes]]:
                 sequence_id = box_sequence_id(code)
                 verified = report(found.rules, found.dice, of_deal.moves, sequence_id)
-                new_run = _new_run(verified, code, owner.id, "blind", now)
+                new_run = _new_run(verified, code, owner.id, "blind", self.now)
                 return new_run, _answered(verified, sequence_id, None, respond)
 
             owners = OwnersRun(
@@ -209,7 +210,7 @@ class Boxes:
                 played=run_of_box,
             )
         code, issued = await boxes.create(
-            self.database, self.cache, self.secret, owner.id, rules, now, owners
+            self.database, self.cache, self.secret, owner.id, rules, self.now, owners
         )
         return Made(code, issued)
 
@@ -233,8 +234,6 @@ class Boxes:
         player: PlayerRow,
         mode: Mode,
         moves: Sequence[Move],
-        hold: HoldTables,
-        now: datetime,
         respond: Respond,
     ) -> Accepted:
         """Verify and store the player's run of a box: one run a player and box, the
@@ -243,7 +242,7 @@ class Boxes:
         says (the store decides). Raises ``UnknownBox``, an ``IllegalRun``."""
         found = await self.find(code)
         issued = await self._dice(found)
-        await hold(issued.rules)
+        await self.hold(issued.rules)
         verified = report(issued.rules, issued.dice, moves, issued.id)
         owners = (
             await boxes.run_of(self.database, found.code, found.owner_id)
@@ -251,7 +250,7 @@ class Boxes:
             else None
         )
         against = None if owners is None else versus(verified.run.score, owners.run.score)
-        new_run = _new_run(verified, found.code, player.id, mode, now)
+        new_run = _new_run(verified, found.code, player.id, mode, self.now)
         return await boxes.submit(
             self.database, new_run, _answered(verified, issued.id, against, respond)
         )

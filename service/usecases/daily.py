@@ -81,20 +81,20 @@ class UnknownDate(Exception):
         super().__init__(day)
 
 
-class RankingHidden(Exception):
+class DateRefused(Exception):
+    """A refusal about the date ``day``."""
+
+    def __init__(self, day: date) -> None:
+        self.day = day
+        super().__init__(day)
+
+
+class RankingHidden(DateRefused):
     """The rankings of the date are not shown to this caller (yet)."""
 
-    def __init__(self, day: date) -> None:
-        self.day = day
-        super().__init__(day)
 
-
-class NoOfficialRun(Exception):
+class NoOfficialRun(DateRefused):
     """The player has no official run of the date."""
-
-    def __init__(self, day: date) -> None:
-        self.day = day
-        super().__init__(day)
 
 
 class DateNotOpen(Exception):

@@ -25,7 +25,7 @@ from service.store.db import Database
 from service.store.players import PlayerRow
 from service.store.players import TimeZoneChangeTooSoon as TimeZoneChangeTooSoon
 from service.store.players import TokenInUse as TokenInUse
-from service.store.ranks import Histograms, Rank
+from service.store.ranks import Histograms
 from service.support import codes, tokens
 from service.support.calendar import StreakRuns, current_streak, local_today, open_dates
 from service.support.i18n import Language
@@ -214,21 +214,11 @@ async def streak(pool: asyncpg.Pool, player: PlayerRow, now: datetime) -> Streak
     return streak_now(runs, played_today, now, player.time_zone)
 
 
-class Played(NamedTuple):
-    """One of the player's official daily runs, ranked as it stands now."""
-
-    day: date
-    score: int
-    shut: bool
-    rank: Rank
-
-
 async def history(
     pool: asyncpg.Pool, histograms: Histograms, player_id: uuid.UUID, before: date, limit: int
-) -> list[Played]:
+) -> list[daily.HistoryEntry]:
     """The player's official runs of dates before ``before``, newest first."""
-    entries = await daily.history(pool, histograms, player_id, before, limit)
-    return [Played(e.day, e.score, e.score == 0, e.rank) for e in entries]
+    return await daily.history(pool, histograms, player_id, before, limit)
 
 
 class Figures(NamedTuple):

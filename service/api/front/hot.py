@@ -195,18 +195,12 @@ def answered_from_path(app: ASGIApp) -> ASGIApp:
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         how, path = answerer_of(scope, ByPath)
-        if how is None or path is None:
-            await app(scope, receive, send)
-            return
         try:
-            reply = await how.answer(scope, path)
+            reply = None if how is None or path is None else await how.answer(scope, path)
         except DATABASE_DOWN as error:
             await problems.answer(database_problem(error), scope, receive, send)
-            return
-        if reply is None:
-            await app(scope, receive, send)
-            return
-        await send_whole(send, *reply)
+        else:
+            await (app(scope, receive, send) if reply is None else send_whole(send, *reply))
 
     return middleware
 
