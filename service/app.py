@@ -54,6 +54,7 @@ from service.api.ops import MetricsController, OpsController
 from service.api.players import PlayersController
 from service.api.practice import PracticeController
 from service.api.series import SeriesController
+from service.caching import LRU
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED
 from service.store import daily, embedded, idempotency
@@ -347,14 +348,15 @@ def create_app(
         debug=False,
     )
     app.serve_before_framework(service_middleware)
-    if handlers is None and _DOCUMENT:
-        use_document(app, _DOCUMENT[0])
+    kept = DOCUMENT.get(None) if handlers is None else None
+    if kept is not None:
+        use_document(app, kept)
     else:
         describe_request_bodies(app)
         describe_headers(app)
         finish_document(app)
         if handlers is None:
-            _DOCUMENT.append(app.openapi_schema)
+            DOCUMENT.put(None, app.openapi_schema)
     name_query_parameters(app)
     return app
 
@@ -362,4 +364,4 @@ def create_app(
 # The OpenAPI document of the service's routes, made by the first app of a process (about
 # 0.7 s of CPU: Litestar's generation, then ours) and used as it is by the next: the same
 # handlers, the same document, whatever the settings. A test process makes hundreds of apps.
-_DOCUMENT: Final[list[OpenAPI]] = []
+DOCUMENT: Final[LRU[None, OpenAPI]] = LRU("openapi_document", 1)
