@@ -20,20 +20,18 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, asynccontextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import asyncpg
 import httpx
 import msgspec
 import pytest
 import redis
+from litestar import Litestar
 
 from service.support.clock import FixedClock
 from service.support.settings import Settings
 from tests.resources import free_port, throwaway_database
-
-if TYPE_CHECKING:
-    from litestar import Litestar
 
 ADMIN_URL = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -143,19 +141,33 @@ def base_settings(database_url: str, redis_prefix: str, **fields: Any) -> Settin
     )
 
 
+_CLOCK = FixedClock(NOW)  # one a process, as the apps of ``client`` are
+
+
 @pytest.fixture
 def clock() -> FixedClock:
-    return FixedClock(NOW)
+    """The game's time: NOW when a test starts, then as the test sets it."""
+    _CLOCK.set(NOW)
+    return _CLOCK
+
+
+_APPS: dict[bytes, Litestar] = {}
 
 
 @pytest.fixture
 async def client(settings: Settings, clock: FixedClock) -> AsyncIterator[httpx.AsyncClient]:
-    """The app in-process, with its lifespan (pool, migrations, cache) running."""
+    """The app in-process, with its lifespan (pool, migrations, cache, the services)
+    running anew for the test; the app itself (its routes and middleware, some 0.2 s of
+    CPU to make) made once a process for the same settings."""
     from litestar.testing import AsyncTestClient
 
     from service.app import create_app
 
-    async with AsyncTestClient(create_app(settings, clock)) as test_client:
+    made = msgspec.json.encode(settings)
+    app = _APPS.get(made)
+    if app is None:
+        app = _APPS[made] = create_app(settings, clock)
+    async with AsyncTestClient(app) as test_client:
         yield test_client
 
 
@@ -345,18 +357,26 @@ def server_env(database_url: str, redis_prefix: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def two_workers(database_url: str, redis_prefix: str) -> Iterator[ServerProcess]:
-    """A real server of two workers on ``server_env``'s environment, shared by the tests
-    that need a server but none of their own (its output holds all their requests)."""
-    env = {**server_environment(database_url), "SHUTBOX_REDIS_PREFIX": redis_prefix}
-    # The request log on, as in production: the tests of what it says read it here.
-    process = SharedServer({**env, "SHUTBOX_LOG_LEVEL": "INFO"}, workers=2).start()
-    yield process
-    process.end()
+def two_workers(redis_prefix: str) -> Iterator[SharedServer]:
+    """A real server of two workers, shared by the tests that need a server but none of
+    their own (its output holds all their requests), on a database of its own: its
+    housekeeping runs on the real clock, the in-process apps' on ``NOW``
+    (``two_workers.database_url``)."""
+    with own_database("shutbox_shared") as url:
+        env = {**server_environment(url), "SHUTBOX_REDIS_PREFIX": f"{redis_prefix}shared:"}
+        # The request log on, as in production: the tests of what it says read it here.
+        process = SharedServer({**env, "SHUTBOX_LOG_LEVEL": "INFO"}, workers=2)
+        process.start()
+        yield process
+        process.end()
 
 
 class SharedServer(ServerProcess):
     """A server the tests share: its fixture alone stops it."""
+
+    @property
+    def database_url(self) -> str:
+        return self.env["DATABASE_URL"]
 
     def stop(self) -> None:
         raise RuntimeError("a shared server is stopped by its fixture, not by a test")

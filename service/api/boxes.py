@@ -425,9 +425,10 @@ class BoxesController(Controller):
         mode: Annotated[Mode, QueryParameter(description="blind (default) or target")] = "blind",
     ) -> BoxOut:
         canonical = code_of(code)
-        viewer = await optional_player(request, services) if mode == "target" else None
         try:
-            shown = await boxes_of(services, request.scope).show(canonical, viewer, mode)
+            shown = await boxes_of(services, request.scope).show(
+                canonical, lambda: optional_player(request, services), mode
+            )
         except REFUSALS as refusal:
             raise refused(refusal) from None
         found, issued, target = shown

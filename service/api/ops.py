@@ -45,6 +45,7 @@ from service.api.front.reading import bearer_token
 from service.caching import registered
 from service.store.batch import SharedFlight
 from service.store.cache import Cache, RedisState
+from service.store.db import TIMED_OUT, UNAVAILABLE
 from service.support import logs
 from service.support.i18n import _
 from service.support.settings import Settings
@@ -126,9 +127,12 @@ async def readiness(pool: asyncpg.Pool, cache: Cache) -> tuple[DatabaseState, Re
         async with pool.acquire(timeout=1) as connection:
             await connection.fetchval("SELECT 1", timeout=1)
         database: DatabaseState = "up"
-    except Exception as error:  # whatever it is, the database does not answer: "down"
+    except (*UNAVAILABLE, *TIMED_OUT, asyncpg.PostgresError, TimeoutError) as error:
         # The answer says down; the log says why (an operator reads it, not the prober).
         log.warning("readiness: the database is down", extra={"error": repr(error)})
+        database = "down"
+    except Exception:  # a bug: the probe still answers (not ready), the log says so loudly
+        log.exception("readiness: the database check failed")
         database = "down"
     return database, await cache.state()
 

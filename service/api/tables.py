@@ -1,6 +1,7 @@
 """The exact tables a request needs, loaded before the rules core is called: a handler
-awaits ``held_tables`` and then calls the pure functions (``report``, ``hint``,
-``solution``, ``Hindsight``) straight away, so they only ever meet tables in memory."""
+(or a use case, through ``holding``) awaits ``held_tables`` and then calls the pure
+functions (``report``, ``hint``, ``solution``, ``Hindsight``) straight away, so they
+only ever meet tables in memory."""
 
 from __future__ import annotations
 

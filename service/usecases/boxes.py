@@ -11,7 +11,7 @@ have played the box. The API decodes and renders; refusals are exceptions it map
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, NamedTuple
@@ -214,18 +214,20 @@ class Boxes:
         )
         return Made(code, issued)
 
-    async def show(self, code: str, viewer: PlayerRow | None, mode: Mode) -> Shown:
-        """The box and its dice; in target mode, to a player (``viewer``), the owner's
-        final position once the owner has played: seen once, it makes that player's run
-        a target run."""
+    async def show(
+        self, code: str, viewer: Callable[[], Awaitable[PlayerRow | None]], mode: Mode
+    ) -> Shown:
+        """The box and its dice; in target mode, to a player (``viewer``, asked once the
+        box is found), the owner's final position once the owner has played: seen once,
+        it makes that player's run a target run."""
         found = await self.find(code)
         issued = await self._dice(found)
         target = None
-        if mode == "target" and viewer is not None:
+        if mode == "target" and (player := await viewer()) is not None:
             owners = await boxes.run_of(self.database, found.code, found.owner_id)
             if owners is not None:
                 target = Target(owners.open_tiles, owners.run.score, found.hints_used)
-                await boxes.record_target_view(self.database, found.code, viewer.id)
+                await boxes.record_target_view(self.database, found.code, player.id)
         return Shown(found, issued, target)
 
     async def submit(

@@ -75,7 +75,14 @@ def test_ready_metrics_and_logs(two_workers: ServerProcess) -> None:
         found = dict(line.rpartition(" ")[::2] for line in metrics.text.splitlines())
         return {what: float(found.get(name, 0)) for what, name in names.items()}
 
-    before = counted()  # the server is shared: other tests' requests count too
+    # The server is shared: what earlier tests sent counts too, each worker's once it has
+    # written it (every 50 ms). Settled: two scrapes a worker's writes apart agree.
+    before = counted()
+    while True:
+        time.sleep(0.2)
+        if (again := counted()) == before:
+            break
+        before = again
     asyncio.run(concurrent_gets(server.url, 6, "/v1/rules"))  # both workers answer
     # Each worker writes what it counted within moments: every request is in a scrape.
     deadline = time.monotonic() + 30

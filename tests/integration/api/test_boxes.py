@@ -84,6 +84,10 @@ async def test_codes_are_read_as_people_type_them(client: httpx.AsyncClient) -> 
     unknown = with_check("ZZZZZZZZ" if code[:8] != "ZZZZZZZZ" else "YYYYYYYY")
     missing = await client.get(f"/v1/boxes/{unknown}")
     assert missing.status_code == 404 and missing.json()["type"] == "/problems/unknown-box"
+    # The box first, then who asks: an unknown box is 404 whatever the token says.
+    stranger = {"Authorization": "Bearer not-a-token-of-anyone-here"}
+    missing = await client.get(f"/v1/boxes/{unknown}?mode=target", headers=stranger)
+    assert missing.status_code == 404 and missing.json()["type"] == "/problems/unknown-box"
 
 
 async def test_twenty_friends_blind_and_target(client: httpx.AsyncClient) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from service.support.codes import ALPHABET, display, is_valid, with_check
 from service.support.settings import Settings
-from tests.conftest import ServerProcess, app_with, fetchval
+from tests.conftest import SharedServer, app_with, fetchval
 from tests.integration.api.helpers import auth, daily_dice, insert_run, new_player
 from tests.runs import legal_runs, score_of
 
@@ -406,7 +406,7 @@ async def test_the_default_limit_lets_a_few_attempts_an_hour(settings: Settings)
 
 
 def test_redeeming_each_others_codes_at_once_makes_one_friendship(
-    two_workers: ServerProcess, database_url: str
+    two_workers: SharedServer,
 ) -> None:
     """Two players redeem each other's codes at the same moment, on two workers: one
     friendship (one 201, one 200), never an error; nor past the limit when many redeem
@@ -441,5 +441,5 @@ def test_redeeming_each_others_codes_at_once_makes_one_friendship(
     statuses, crowd, count = asyncio.run(scenario())
     assert statuses == [[200, 201]] * 12
     assert crowd == {201: 1, 409: 5} and count == MOST
-    rows = asyncio.run(fetchval(database_url, "SELECT count(*) FROM friendships"))
+    rows = asyncio.run(fetchval(two_workers.database_url, "SELECT count(*) FROM friendships"))
     assert rows % 2 == 0  # every friendship both ways

@@ -13,7 +13,7 @@ import pytest
 
 from service.rules.ruleset import Roll, Rules
 from service.support.codes import display, with_check
-from tests.conftest import ServerProcess, fetchval
+from tests.conftest import SharedServer, fetchval
 from tests.integration.api.helpers import auth, fresh, new_player, new_player_at, problem_type
 from tests.runs import STANDARD, legal_run, legal_runs, run_with_score
 
@@ -576,9 +576,7 @@ async def count_series_runs(database_url: str, code: str) -> int:
     return count
 
 
-def test_twenty_identical_runs_at_once_make_one_run(
-    two_workers: ServerProcess, database_url: str
-) -> None:
+def test_twenty_identical_runs_at_once_make_one_run(two_workers: SharedServer) -> None:
     async def scenario() -> tuple[str, list[httpx.Response]]:
         player, code, runs = await series_with_runs(two_workers.url, 1)
         path = f"/v1/series/{code}/rounds/1/runs"
@@ -594,12 +592,10 @@ def test_twenty_identical_runs_at_once_make_one_run(
     code, responses = asyncio.run(scenario())
     assert Counter(r.status_code for r in responses) == {201: 1, 200: 19}
     assert len({r.content for r in responses}) == 1  # the same body every time
-    assert asyncio.run(count_series_runs(database_url, code)) == 1
+    assert asyncio.run(count_series_runs(two_workers.database_url, code)) == 1
 
 
-def test_twenty_different_runs_at_once_make_one_run(
-    two_workers: ServerProcess, database_url: str
-) -> None:
+def test_twenty_different_runs_at_once_make_one_run(two_workers: SharedServer) -> None:
     async def scenario() -> tuple[str, list[httpx.Response]]:
         player, code, runs = await series_with_runs(two_workers.url, 20)
         path = f"/v1/series/{code}/rounds/1/runs"
@@ -616,4 +612,4 @@ def test_twenty_different_runs_at_once_make_one_run(
     stored = next(r for r in responses if r.status_code == 201).json()
     for refused in (r for r in responses if r.status_code == 409):
         assert refused.json()["official_run_id"] == stored["run_id"]
-    assert asyncio.run(count_series_runs(database_url, code)) == 1
+    assert asyncio.run(count_series_runs(two_workers.database_url, code)) == 1

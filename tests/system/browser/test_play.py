@@ -36,16 +36,12 @@ ARCHIVE_PLAYERS = 20  # the synthetic players' official runs of the archive's da
 Preparation = Callable[[dict[str, str]], dict[str, str]]
 
 
-def run_scenario(
-    script: str,
-    server: ServerProcess,
-    server_env: dict[str, str],
-    prepare: Preparation | None = None,
-) -> str:
-    """Run tests/system/browser/<script> against ``server`` (on ``server_env``): its output,
-    or fail with it (skip when node, its packages or Chromium are missing; fail in CI)."""
+def run_scenario(script: str, server: ServerProcess, prepare: Preparation | None = None) -> str:
+    """Run tests/system/browser/<script> against ``server`` (its data prepared first, on
+    its environment): its output, or fail with it (skip when node, its packages or
+    Chromium are missing; fail in CI)."""
     node = require()
-    extra = prepare(server_env) if prepare else {}
+    extra = prepare(server.env) if prepare else {}
     return _run(node, script, server, extra)
 
 
@@ -167,7 +163,7 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
     ],
 )
 def test_a_scenario_plays_through(
-    script: str, last_screenshot: str, two_workers: ServerProcess, server_env: dict[str, str]
+    script: str, last_screenshot: str, two_workers: ServerProcess
 ) -> None:
-    output = run_scenario(script, two_workers, server_env, PREPARATIONS.get(script))
+    output = run_scenario(script, two_workers, PREPARATIONS.get(script))
     assert last_screenshot in output
