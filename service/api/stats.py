@@ -12,7 +12,7 @@ from msgspec import Meta
 from service.api import problems
 from service.api.deps import BEARER, PlayerDep, ServicesDep
 from service.api.document import documented
-from service.api.schemas import StreakFigures, streak_figures
+from service.api.schemas import Streak, streak_out
 from service.usecases import players
 from service.usecases.players import Figures
 
@@ -51,7 +51,7 @@ class PlayerStats(msgspec.Struct, frozen=True):
             'strings: "0", "1", ...); scores no run ended on are left out ({} with no run).'
         ),
     ]
-    streak: Annotated[StreakFigures, Meta(description="The player's daily streak now.")]
+    streak: Annotated[Streak, Meta(description="The player's daily streak now.")]
 
 
 def stats_out(figures: Figures) -> PlayerStats:
@@ -63,7 +63,7 @@ def stats_out(figures: Figures) -> PlayerStats:
         mean_best_possible=figures.mean_best_possible,
         mean_cost=figures.mean_cost,
         distribution=figures.distribution,
-        streak=streak_figures(figures.streak),
+        streak=streak_out(figures.streak),
     )
 
 

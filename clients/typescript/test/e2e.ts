@@ -408,7 +408,8 @@ async function dailyDice(): Promise<void> {
   assert.equal(latest.date, day);
   assert.equal(latest.score, result.score);
   assert.equal(latest.shut, result.shut);
-  assert.ok(latest.rank.position >= 1);
+  assert.equal(latest.frozen, false);
+  assert.ok(latest.rank !== undefined && latest.rank.position >= 1);
 
   const streak = ok(await call(() => alice.api.GET("/v1/players/me/streak")), "streak", 200);
   assert.equal(streak.current, 1);

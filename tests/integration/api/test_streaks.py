@@ -65,6 +65,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
     assert late.status_code == 201
     assert late.json()["streak"] == {
         "current": 3, "best": 3, "last_played": "2026-03-26", "played_today": False,
+        "freezes": 0, "weekly": {"current": 1, "best": 1},
     }  # fmt: skip
     # ...and at 00:15:00 it is not.
     days.at("2026-03-28T00:15:00")
@@ -72,6 +73,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
     assert refused.status_code == 422 and refused.json()["type"] == "/problems/date-not-open"
     assert await days.streak() == {
         "current": 0, "best": 3, "last_played": "2026-03-26", "played_today": False,
+        "freezes": 0, "weekly": {"current": 1, "best": 1},
     }  # fmt: skip
 
     days.at("2026-03-28T12:00")
@@ -82,6 +84,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
     days.at("2026-03-30T00:10")
     assert await days.streak() == {
         "current": 2, "best": 3, "last_played": "2026-03-29", "played_today": False,
+        "freezes": 0, "weekly": {"current": 1, "best": 1},
     }  # fmt: skip
     days.at("2026-03-30T09:00")
     assert (await days.play("2026-03-30")).json()["streak"]["current"] == 3
@@ -110,6 +113,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
         assert again.status_code == 422 and again.json()["type"] == "/problems/date-not-open"
     assert await days.streak() == {  # 2 April is today in Pago Pago, and it was played
         "current": 6, "best": 6, "last_played": "2026-04-02", "played_today": True,
+        "freezes": 0, "weekly": {"current": 2, "best": 2},
     }  # fmt: skip
 
     # A date not yet begun anywhere, then a missed day.
@@ -121,6 +125,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
     assert early.status_code == 404 and early.json()["type"] == "/problems/unknown-date"
     assert await days.streak() == {
         "current": 0, "best": 6, "last_played": "2026-04-02", "played_today": False,
+        "freezes": 0, "weekly": {"current": 2, "best": 2},
     }  # fmt: skip
 
 
