@@ -22,6 +22,7 @@ import {
   retryAfter,
   type Move,
   type ShutboxClient,
+  type Today,
 } from "../src/index.js";
 
 const BASE_URL = process.env["SHUTBOX_BASE_URL"] ?? "";
@@ -414,6 +415,14 @@ async function dailyDice(): Promise<void> {
   const streak = ok(await call(() => alice.api.GET("/v1/players/me/streak")), "streak", 200);
   assert.equal(streak.current, 1);
   assert.equal(streak.last_played, day);
+  assert.equal(streak.freezes, 0);
+  assert.deepEqual(streak.weekly, { current: 1, best: 1 });
+  const today: Today = ok(await call(() => alice.api.GET("/v1/players/me/today")), "today", 200);
+  assert.equal(today.date, day);
+  assert.ok(Date.parse(today.closes_at) > Date.now(), `today closes later: ${today.closes_at}`);
+  assert.equal(today.played, true);
+  assert.equal(today.at_risk, false);
+  assert.deepEqual(today.streak, streak);
   if (todayUtc() === day) {
     assert.equal(streak.played_today, true);
   }
