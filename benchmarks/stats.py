@@ -1,22 +1,27 @@
-"""Stats: ``GET /v1/players/me/stats`` of a player with one day of official runs and of
-one with ten years (3,650 days), against ``GET /healthz`` in the same run.
+"""Stats, streak and today: ``GET /v1/players/me/stats``, ``/streak`` and ``/today`` of a
+player with one day of official runs and of one with ten years (3,650 days), against
+``GET /healthz`` in the same run.
 
     .venv/bin/python benchmarks/stats.py [--days 3650] [--samples 300] [--postgres URL]
 
 A throwaway database (dropped at the end) is migrated; two players are made, and their
 official runs inserted in bulk through the store's own insert (``daily.insert_runs``,
 which every writer of runs goes through, so each run is counted as a submission counts
-it): one run today for the first, one a day for ``--days`` days up to today for the
-second (varied scores, a shut box now and then), each month's partition made. Then
+it, with the streak it made and the dates freezes covered before it): one run today for
+the first, one a day for ``--days`` days up to today for the second (varied scores, a
+shut box now and then, a date missed now and then: some frozen, some breaking the
+streak), each month's partition made. Then
 ``shutbox serve`` (one worker, rate limits on at a limit nothing here reaches, a Redis
 key prefix of its own, removed at the end) answers, on one keep-alive connection, the
-three requests in turn, sample by sample (so that what drifts on this noisy machine
-falls on all three alike), each timed in this client: ``GET /healthz`` (no data behind
-it), the one-day player's stats and the ten-year player's.
+requests in turn, sample by sample (so that what drifts on this noisy machine falls on
+all alike), each timed in this client: ``GET /healthz`` (no data behind it), then each
+player's stats, streak and today.
 
-Printed: each request's median and p99 (ms), its ratio to ``/healthz``'s median, and the
-ten-year player's over the one-day player's. Before the samples, each player's answer is
-checked against a recount of their runs in ``daily_runs`` (exit code 1 if it differs).
+Printed: each request's median and p99 (ms), its ratio to ``/healthz``'s median, and for
+each endpoint the ten-year player's median over the one-day player's. Before the
+samples, each player's statistics are checked against a recount of their runs in
+``daily_runs``, and their streak against the one the dates played make (exit code 1 if
+either differs).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import uuid
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import asyncpg
 import httpx
@@ -51,11 +56,12 @@ from benchmarks.processes import (
 from service.store import daily, players
 from service.store.daily import DailyRun
 from service.store.db import create_pool, migrate
-from service.support.calendar import StreakRuns
+from service.support.calendar import StreakRuns, frozen_before, streak_after, streak_runs
 from tests.recount import recount
 from tests.resources import HOST, free_port, throwaway_database
 
 REDIS_URL: Final = "redis://127.0.0.1:6379/0"
+ENDPOINTS: Final = ("stats", "streak", "today")
 WARM_UP: Final = 30
 STARTUP_SECONDS: Final = 60.0
 
@@ -64,12 +70,25 @@ def progress(message: str) -> None:
     print(f"stats: {message}", file=sys.stderr, flush=True)
 
 
-def history(player_id: uuid.UUID, days: int, today: date, rng: random.Random) -> list[DailyRun]:
-    """One official run a day for ``days`` days up to today, as a submission stores it:
-    alone on its date, the streak growing by one."""
-    runs = []
+class Played(NamedTuple):
+    runs: list[DailyRun]
+    streak: StreakRuns
+    frozen: list[date]
+
+
+def history(player_id: uuid.UUID, days: int, today: date, rng: random.Random) -> Played:
+    """One official run a day for ``days`` days up to today (but a date missed now and
+    then, never today), as submissions store them: alone on its date, with the streak it
+    made and the dates freezes covered before it."""
+    runs: list[DailyRun] = []
+    streak: StreakRuns | None = None
+    frozen: list[date] = []
     for n in range(days):
         day = today - timedelta(days=days - 1 - n)
+        if day != today and rng.random() < 0.04:
+            continue
+        frozen += frozen_before(streak, day)
+        streak = streak_after(streak, day)
         score = 0 if rng.random() < 0.07 else rng.randrange(1, 46)
         runs.append(
             DailyRun(
@@ -82,15 +101,19 @@ def history(player_id: uuid.UUID, days: int, today: date, rng: random.Random) ->
                 rank_better=0,
                 rank_worse=0,
                 rank_players=1,
-                streak_current=n + 1,
-                streak_best=n + 1,
+                streak_current=streak.latest_length,
+                streak_best=streak.best,
                 streak_last_played=day,
                 played_today=True,
                 submitted_at=datetime.combine(day, datetime.min.time(), tzinfo=UTC)
                 + timedelta(hours=12),
+                streak_freezes=streak.freezes,
+                weekly_current=streak.weekly_length,
+                weekly_best=streak.weekly_best,
             )
         )
-    return runs
+    assert streak is not None
+    return Played(runs, streak, frozen)
 
 
 async def fill(url: str, days: int, now: datetime) -> dict[str, tuple[str, uuid.UUID]]:
@@ -109,12 +132,13 @@ async def fill(url: str, days: int, now: datetime) -> dict[str, tuple[str, uuid.
         for name, played in (("1 day", 1), (f"{days:,} days", days)):
             token = players.new_token()
             player = await players.create(pool, None, "UTC", now - timedelta(days=days), token)
-            runs = history(player.id, played, today, rng)
+            runs, streak, frozen = history(player.id, played, today, rng)
             async with pool.acquire() as connection, connection.transaction():
                 await daily.insert_runs(
-                    connection, runs, {player.id: StreakRuns(played, played, today)}
+                    connection, runs, {player.id: streak}, frozen={player.id: frozen}
                 )
             made[name] = (token, player.id)
+            progress(f"{name}: {len(runs):,} runs, {len(frozen):,} dates frozen, {streak}")
         await pool.execute("VACUUM ANALYZE")
     finally:
         await pool.close()
@@ -137,7 +161,28 @@ async def check(url: str, base_url: str, made: dict[str, tuple[str, uuid.UUID]])
             figures = {k: v for k, v in shown.items() if k != "streak"}
             if response.status_code != 200 or figures != counted[player_id].figures():
                 raise SystemExit(f"stats: {name}: {response.status_code} {response.text[:300]}")
+            days = [r["day"] for r in await fetch_days(url, player_id)]
+            walked = streak_runs(days)
+            assert walked is not None
+            expected = {
+                "current": walked.latest_length, "best": walked.best,
+                "freezes": walked.freezes,
+                "weekly": {"current": walked.weekly_length, "best": walked.weekly_best},
+            }  # fmt: skip
+            streak = {k: v for k, v in shown["streak"].items() if k in expected}
+            if streak != expected:
+                raise SystemExit(f"stats: {name}: streak {streak}, the dates make {expected}")
             progress(f"{name}: played {shown['played']}, streak {shown['streak']}")
+
+
+async def fetch_days(url: str, player_id: uuid.UUID) -> list[asyncpg.Record]:
+    connection = await asyncpg.connect(url)
+    try:
+        return await connection.fetch(
+            "SELECT day FROM daily_runs WHERE player_id = $1 ORDER BY day", player_id
+        )
+    finally:
+        await connection.close()
 
 
 class Server(Spawned):
@@ -157,7 +202,8 @@ def measure(
     base_url: str, made: dict[str, tuple[str, uuid.UUID]], samples: int
 ) -> dict[str, list[float]]:
     requests = {"GET /healthz (ref.)": ("/healthz", {})} | {
-        f"stats, {name}": ("/v1/players/me/stats", {"Authorization": f"Bearer {token}"})
+        f"{endpoint}, {name}": (f"/v1/players/me/{endpoint}", {"Authorization": f"Bearer {token}"})
+        for endpoint in ENDPOINTS
         for name, (token, _player_id) in made.items()
     }
     times: dict[str, list[float]] = {name: [] for name in requests}
@@ -181,8 +227,13 @@ def report(times: dict[str, list[float]]) -> None:
         median = statistics.median(values)
         p99 = percentile(values, 0.99)
         print(f"{name:<24} {median:>10.3f} {p99:>8.3f} {median / reference:>11.2f}")
-    one, many = (statistics.median(values) for values in list(times.values())[1:])
-    print(f"ten years / one day (medians): {many / one:.2f}")
+    for endpoint in ENDPOINTS:
+        one, many = (
+            statistics.median(values)
+            for name, values in times.items()
+            if name.startswith(f"{endpoint}, ")
+        )
+        print(f"{endpoint}: ten years / one day (medians): {many / one:.2f}")
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -48,6 +48,7 @@ from service.api.schemas import (
     OfficialRunResult,
     RulesOut,
     Streak,
+    WeeklyStreak,
     move_in,
     rules_out,
     run_result,
@@ -375,6 +376,8 @@ def streak_of(run: DailyRun) -> Streak:
         best=run.streak_best,
         last_played=run.streak_last_played,
         played_today=run.played_today,
+        freezes=run.streak_freezes,
+        weekly=WeeklyStreak(current=run.weekly_current, best=run.weekly_best),
     )
 
 

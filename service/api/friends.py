@@ -20,7 +20,7 @@ from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
 from service.api.document import created, documented
 from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import respond_once
-from service.api.schemas import NAME, SCORE, SHUT, StreakFigures, streak_figures
+from service.api.schemas import NAME, SCORE, SHUT, Streak, streak_out
 from service.store.db import Connection
 from service.support import codes
 from service.support.i18n import _, number
@@ -67,7 +67,7 @@ class Friend(msgspec.Struct, frozen=True):
 class FriendWithStreak(Friend, frozen=True):
     """A friend of the player, with their daily streak."""
 
-    streak: Annotated[StreakFigures, Meta(description="The friend's daily streak now.")]
+    streak: Annotated[Streak, Meta(description="The friend's daily streak now.")]
 
 
 class BoardPlayer(msgspec.Struct, frozen=True):
@@ -204,9 +204,7 @@ class FriendsController(Controller):
         self, player: PlayerDep, services: ServicesDep
     ) -> list[FriendWithStreak]:
         found = await friends.friends_of(services.pool, player.id, services.clock.now())
-        return [
-            FriendWithStreak(id=f.id, name=f.name, streak=streak_figures(f.streak)) for f in found
-        ]
+        return [FriendWithStreak(id=f.id, name=f.name, streak=streak_out(f.streak)) for f in found]
 
     @delete(
         "/friends/{friend_id:str}",

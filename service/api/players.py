@@ -26,8 +26,6 @@ from service.api.schemas import (
     BeforeQuery,
     LimitQuery,
     Streak,
-    StreakFigures,
-    streak_figures,
     streak_out,
 )
 from service.store.db import Connection
@@ -192,15 +190,63 @@ class PlayerWithStreak(Player, frozen=True):
     streak: Annotated[Streak, Meta(description="The player's daily streak now.")]
 
 
-class HistoryEntry(msgspec.Struct, frozen=True):
-    """One of the player's official daily runs."""
+_PLAYED_ONLY: Final = " Left out for a frozen date."
 
-    date: Annotated[date, Meta(description="The Daily Dice date played.")]
-    score: Annotated[int, Meta(description=SCORE)]
-    shut: Annotated[bool, Meta(description=SHUT)]
-    rank: Annotated[
-        Rank, Meta(description="The run among the date's official runs, as it stands now.")
+
+class HistoryEntry(msgspec.Struct, frozen=True):
+    """One of the player's official daily runs, or a date a streak freeze covered."""
+
+    date: Annotated[date, Meta(description="The Daily Dice date played, or frozen.")]
+    score: Annotated[int, Meta(description=SCORE + _PLAYED_ONLY)] | UnsetType = UNSET
+    shut: Annotated[bool, Meta(description=SHUT + _PLAYED_ONLY)] | UnsetType = UNSET
+    rank: (
+        Annotated[
+            Rank,
+            Meta(
+                description="The run among the date's official runs, as it stands now."
+                + _PLAYED_ONLY
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    frozen: Annotated[
+        bool,
+        Meta(
+            description="true: a date the player missed that a streak freeze covered (no "
+            "run: it neither counts nor breaks the streak)."
+        ),
+    ] = False
+
+
+def history_entry(entry: use_cases.Played | use_cases.Frozen) -> HistoryEntry:
+    if isinstance(entry, use_cases.Frozen):
+        return HistoryEntry(date=entry.day, frozen=True)
+    return HistoryEntry(date=entry.day, score=entry.score, shut=entry.shut, rank=entry.rank)
+
+
+class Today(msgspec.Struct, frozen=True):
+    """The player's today, for a phone to schedule its reminder before the date closes."""
+
+    date: Annotated[
+        date,
+        Meta(
+            description="Today's date in the player's time zone (the latest date open to "
+            "them: after a move west, the date that stays theirs until it closes)."
+        ),
     ]
+    closes_at: Annotated[
+        datetime,
+        Meta(description="When that date closes for the player: local midnight plus the grace."),
+    ]
+    played: Annotated[bool, Meta(description="Whether the date has the player's official run.")]
+    at_risk: Annotated[
+        bool,
+        Meta(
+            description="Not played, and its closing would spend a freeze or break the "
+            "streak (the streak's current is above 0)."
+        ),
+    ]
+    streak: Annotated[Streak, Meta(description="The player's daily streak now.")]
 
 
 def refused(error: Exception) -> ProblemDetailsException:
@@ -313,12 +359,12 @@ class PlayerStats(msgspec.Struct, frozen=True):
             'strings: "0", "1", ...); scores no run ended on are left out ({} with no run).'
         ),
     ]
-    streak: Annotated[StreakFigures, Meta(description="The player's daily streak now.")]
+    streak: Annotated[Streak, Meta(description="The player's daily streak now.")]
 
 
 def stats_out(figures: Figures) -> PlayerStats:
     """The figures as the API says them: the same names, the streak as its figures."""
-    return PlayerStats(**{**figures._asdict(), "streak": streak_figures(figures.streak)})
+    return PlayerStats(**{**figures._asdict(), "streak": streak_out(figures.streak)})
 
 
 class PlayersController(Controller):
@@ -492,7 +538,9 @@ class PlayersController(Controller):
         summary="The player's daily streak",
         description=(
             "`current` counts consecutive dates back from the latest played one while its "
-            "next date is still open to the player; `best` is the longest ever."
+            "next date is still open to the player or every date closed since is covered by "
+            "a freeze (held: `freezes`, spent in date order as dates close); `best` is the "
+            "longest ever; `weekly`: consecutive weeks (Monday to Sunday) with a date played."
         ),
         security=BEARER,
         responses=documented(problems.AUTHENTICATED),
@@ -501,10 +549,37 @@ class PlayersController(Controller):
         return streak_out(await use_cases.streak(services.pool, player, services.clock.now()))
 
     @get(
+        "/me/today",
+        operation_id="getMyToday",
+        summary="The player's today: its date, when it closes, and whether the streak is at risk",
+        description=(
+            "For a phone to schedule its own reminder: the date that is today in the "
+            "player's time zone, when it closes for them (local midnight plus the grace, in "
+            "UTC), whether it was played, and whether the streak is at risk (not played, "
+            "and its closing would spend a freeze or break the streak). Read from the "
+            "streak row alone, whatever the history."
+        ),
+        security=BEARER,
+        responses=documented(problems.AUTHENTICATED),
+    )
+    async def today(self, player: PlayerDep, services: ServicesDep) -> Today:
+        today = await use_cases.today(services.pool, player, services.clock.now())
+        return Today(
+            date=today.day,
+            closes_at=today.closes_at,
+            played=today.played,
+            at_risk=today.at_risk,
+            streak=streak_out(today.streak),
+        )
+
+    @get(
         "/me/history",
         operation_id="getMyHistory",
         summary="The player's official daily runs, newest first, with their ranks now",
-        description="Page back with `before` set to the oldest date of the previous page.",
+        description=(
+            "Page back with `before` set to the oldest date of the previous page. Dates a "
+            "streak freeze covered are items too: `{date, frozen: true}`, with no score."
+        ),
         security=BEARER,
         responses=documented(problems.INVALID_REQUEST, problems.AUTHENTICATED),
     )
@@ -516,9 +591,14 @@ class PlayersController(Controller):
         limit: LimitQuery = PAGE_SIZE,
     ) -> list[HistoryEntry]:
         entries = await use_cases.history(
-            services.pool, services.histograms, player.id, before or date.max, limit
+            services.pool,
+            services.histograms,
+            player,
+            services.clock.now(),
+            before or date.max,
+            limit,
         )
-        return [HistoryEntry(date=e.day, score=e.score, shut=e.shut, rank=e.rank) for e in entries]
+        return [history_entry(entry) for entry in entries]
 
     @get(
         "/me/stats",

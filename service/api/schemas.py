@@ -450,22 +450,33 @@ def run_result(report: Report, sequence: str | None) -> RunResult:
     )
 
 
-class StreakFigures(msgspec.Struct, frozen=True):
-    """A player's daily streak now: its two lengths (a friend's, a player's statistics)."""
+class WeeklyStreak(msgspec.Struct, frozen=True):
+    """Consecutive weeks (Monday to Sunday in the player's time zone) with an official run."""
+
+    current: Annotated[
+        int,
+        Meta(
+            description="Consecutive weeks with an official run, counted back from the week "
+            "of the latest played date while the week after it has not closed; else 0."
+        ),
+    ]
+    best: Annotated[int, Meta(description="The longest weekly streak ever, in weeks.")]
+
+
+class Streak(msgspec.Struct, frozen=True):
+    """Consecutive daily dates with an official run (PRODUCT.md §6): the same object
+    wherever a streak appears."""
 
     current: Annotated[
         int,
         Meta(
             description="Consecutive dates played, counted back from the latest played one "
-            "while that date is today or yesterday in the player's time zone; else 0."
+            "while every date closed for the player since is frozen (its next date still "
+            "open, or the dates between covered by freezes); else 0. Frozen dates neither "
+            "count nor break it."
         ),
     ]
-    best: Annotated[int, Meta(description="The longest streak ever, in dates.")]
-
-
-class Streak(StreakFigures, frozen=True):
-    """Consecutive daily dates with an official run."""
-
+    best: Annotated[int, Meta(description="The longest streak ever, in dates played.")]
     last_played: Annotated[
         date | None,
         Meta(description="The latest date with an official run; null: none yet."),
@@ -474,6 +485,17 @@ class Streak(StreakFigures, frozen=True):
         bool,
         Meta(description="Whether today's date (in the player's time zone) has an official run."),
     ]
+    freezes: Annotated[
+        int,
+        Meta(
+            ge=0,
+            le=2,
+            description="Streak freezes held now, 0..2: each 7th consecutive date played "
+            "earns one (none beyond 2); a missed date spends one, in date order, and is "
+            "shown frozen in the history.",
+        ),
+    ]
+    weekly: Annotated[WeeklyStreak, Meta(description="The weekly streak.")]
 
 
 def streak_out(streak: StreakNow) -> Streak:
@@ -482,12 +504,9 @@ def streak_out(streak: StreakNow) -> Streak:
         best=streak.best,
         last_played=streak.last_played,
         played_today=streak.played_today,
+        freezes=streak.freezes,
+        weekly=WeeklyStreak(current=streak.weekly_current, best=streak.weekly_best),
     )
-
-
-def streak_figures(streak: StreakNow) -> StreakFigures:
-    """A streak's two lengths, as the streak endpoint shows them."""
-    return StreakFigures(current=streak.current, best=streak.best)
 
 
 class DailyRunResult(StoredRunResult, frozen=True, kw_only=True):

@@ -24,7 +24,8 @@ from service.store.ranks import DayCounts, Histogram, Histograms, Rank, rank_fro
 from service.store.runs import AlreadyPlayed
 from service.support.calendar import (
     StreakRuns,
-    current_streak,
+    frozen_before,
+    frozen_dates,
     is_open_for,
     local_today,
     streak_after,
@@ -99,6 +100,11 @@ class DailyRun(msgspec.Struct, frozen=True):
     streak_last_played: date
     played_today: bool
     submitted_at: datetime
+    streak_freezes: int = 0
+    weekly_current: int = 1
+    weekly_best: int = 1
+    """The freezes held and the weekly streak after the run (migration 023: none and
+    the run's own week for the runs stored before)."""
 
     @property
     def rank_at_submission(self) -> Rank:
@@ -112,6 +118,20 @@ class StreakRow(msgspec.Struct, frozen=True):
     latest_length: int
     best: int
     last_played: date
+    freezes: int
+    weekly_length: int
+    weekly_best: int
+
+    @property
+    def runs(self) -> StreakRuns:
+        return StreakRuns(
+            self.latest_length,
+            self.best,
+            self.last_played,
+            self.freezes,
+            self.weekly_length,
+            self.weekly_best,
+        )
 
 
 class BatchRead(msgspec.Struct, frozen=True):
@@ -143,12 +163,6 @@ _batch_read = msgspec.json.Decoder(BatchRead)
 _tokens_read = msgspec.json.Decoder(TokensRead)
 
 
-class DatesOutOfOrder(Exception):
-    """A batch holds two dates of one player, the later first: its streaks need the dates
-    that player played (``streak_runs``), which a batch reads only for a date that comes
-    before one already stored. Its runs are stored one at a time."""
-
-
 class Stored(msgspec.Struct, frozen=True):
     """A submission's outcome: its run, new (201) or stored before (200, identical)."""
 
@@ -177,10 +191,9 @@ async def stored(
     """The runs stored in two round trips (``stored_unlocked``; one when ``read`` already),
     else in a transaction that locks the players first. A batch that fails for another
     reason than an unreachable database (an error the database reports: one
-    submission's row refused, a race with another process; or two dates of one player
-    out of order, ``DatesOutOfOrder``) is tried again one submission at a time, locked
-    (a lone one too), so that a submission that cannot be stored fails alone: its answer
-    is the error. Any other error is a bug: raised."""
+    submission's row refused, a race with another process) is tried again one
+    submission at a time, locked (a lone one too), so that a submission that cannot be
+    stored fails alone: its answer is the error. Any other error is a bug: raised."""
     try:
         if read is None:
             read = await read_batch(connection, runs, lock=False)
@@ -188,7 +201,7 @@ async def stored(
         return list(unlocked if unlocked is not None else await submit_all(connection, runs))
     except UNAVAILABLE:
         raise
-    except (asyncpg.PostgresError, DatesOutOfOrder) as error:
+    except asyncpg.PostgresError as error:
         # Each again in the transaction that locks its player first: a race with another
         # process's batch (a unique key, a serialization failure) ends as that decides.
         log.warning(
@@ -258,6 +271,8 @@ async def submit_all(connection: Connection, runs: list[NewRun]) -> list[Outcome
         # Lock the players (their streaks change with their runs), then read what the
         # batches that held the locks before committed. One round trip.
         batch = Batch(runs, await read_batch(connection, runs, lock=True))
+        if batch.stale:
+            raise RuntimeError("a locked read of a batch saw a streak without its runs")
         if batch.created:
             await batch.write(connection)
     return batch.outcomes
@@ -273,7 +288,7 @@ async def stored_unlocked(
     or when a date comes out of order for its player: then nothing is stored,
     ``submit_all`` must."""
     batch = Batch(runs, read)
-    if batch.out_of_order:
+    if batch.out_of_order or batch.stale:
         return None
     if batch.created:
         try:
@@ -307,17 +322,25 @@ class Batch:
             {run.player_id for run in runs}
         )
         for row in read.streaks:
-            self.read[row.player_id] = StreakRuns(row.latest_length, row.best, row.last_played)
+            self.read[row.player_id] = row.runs
         # Only where the function sent them: a date out of order.
         played = {player_id: set(days) for player_id, days in read.played.items()}
         stored = {(run.player_id, run.day): run for run in read.runs}
         self.out_of_order = bool(played)
+        # A run of a date the streak read has as played, but the runs read has not: stored
+        # by another batch between the two reads (without the lock). Only a locked read
+        # tells what to do.
+        self.stale = False
         days = {run.day for run in runs}
         counts = {day: DayCounts(read.histograms.get(day, {})) for day in days}
         streaks = dict(self.read)
         self.outcomes: list[Outcome] = []
         self.created: list[DailyRun] = []
         self.after: dict[uuid.UUID, StreakRuns] = {}  # the streaks of the players of created
+        # The dates freezes covered before the created runs, by player; where the streak
+        # was walked again from the dates, from which date on they replace those stored.
+        self.frozen: dict[uuid.UUID, list[date]] = {}
+        self.refrozen_from: dict[uuid.UUID, date] = {}
         for run in runs:
             earlier = stored.get((run.player_id, run.day))
             if earlier is not None:
@@ -333,13 +356,19 @@ class Batch:
                 streak = streak_runs(dates)
                 assert streak is not None
                 played_today = today in dates
+                # The walk up to a date depends on the dates before it only.
+                since = min(run.day, self.refrozen_from.get(run.player_id, run.day))
+                self.refrozen_from[run.player_id] = since
+                self.frozen[run.player_id] = [d for d in frozen_dates(dates) if d >= since]
             else:
                 # A date after every date played. An open date is today or yesterday,
                 # so today is played if and only if it is this date.
-                latest = streaks[run.player_id]
-                if latest is not None and run.day <= latest.last_played:
-                    raise DatesOutOfOrder(run.player_id)
-                streak = streak_after(latest, run.day)
+                before = streaks[run.player_id]
+                if before is not None and run.day <= before.last_played:
+                    self.stale = True
+                    break
+                self.frozen.setdefault(run.player_id, []).extend(frozen_before(before, run.day))
+                streak = streak_after(before, run.day)
                 played_today = today == run.day
             streaks[run.player_id] = self.after[run.player_id] = streak
             better, worse, others = counts[run.day].before_adding(run.score)
@@ -353,18 +382,25 @@ class Batch:
                 rank_better=better,
                 rank_worse=worse,
                 rank_players=others + 1,
-                streak_current=current_streak(streak, run.submitted_at, run.time_zone),
+                # The run's date is open, so no date after the streak's latest has
+                # closed: the streak counts as it is (``streak_at``).
+                streak_current=streak.latest_length,
                 streak_best=streak.best,
                 streak_last_played=streak.last_played,
                 played_today=played_today,
                 submitted_at=run.submitted_at,
+                streak_freezes=streak.freezes,
+                weekly_current=streak.weekly_length,
+                weekly_best=streak.weekly_best,
             )
             stored[(run.player_id, run.day)] = new
             self.created.append(new)
             self.outcomes.append(Stored(new, created=True))
 
     async def write(self, connection: Connection) -> None:
-        await insert_runs(connection, self.created, self.after, self.read)
+        await insert_runs(
+            connection, self.created, self.after, self.read, self.frozen, self.refrozen_from
+        )
 
 
 class StreakWritten(msgspec.Struct, frozen=True):
@@ -375,9 +411,20 @@ class StreakWritten(msgspec.Struct, frozen=True):
     latest_length: int
     best: int
     last_played: date
+    freezes: int
+    weekly_length: int
+    weekly_best: int
     was_length: int | None
     was_best: int | None
     was_last_played: date | None
+    was_freezes: int | None
+    was_weekly_length: int | None
+    was_weekly_best: int | None
+    frozen: list[date]
+    """The dates freezes covered before the batch's runs of the player."""
+    refrozen_from: date | None
+    """Where the streak was walked again from the dates: the frozen dates stored from
+    this one on are replaced by ``frozen``."""
     played: int
     shut: int
     score_total: int
@@ -393,18 +440,24 @@ async def insert_runs(
     runs: list[DailyRun],
     streaks: dict[uuid.UUID, StreakRuns],
     before: Mapping[uuid.UUID, StreakRuns | None] | None = None,
+    frozen: Mapping[uuid.UUID, list[date]] | None = None,
+    refrozen_from: Mapping[uuid.UUID, date] | None = None,
 ) -> None:
     """The new runs, their players' streaks after them (``streaks``: every player of
     ``runs``) with the runs added to their counters, and their dates' histogram counters
     (one shard, chosen at random), in one statement (``daily_batch_write``). ``before``:
     the streaks the runs were computed from (by default, none: new players); if a
     player's is not what is stored, nothing is, and ``asyncpg.SerializationError`` is
-    raised.
+    raised. ``frozen``: the dates freezes covered before the runs, by player (where a
+    streak was walked again from the dates, replacing those stored from
+    ``refrozen_from`` on).
 
     Every writer of official runs (a batch of submissions, ``synth-day``) stores them
     here, so each run is counted once, with its row: what the statement inserts is what
     it counts (a batch may hold several runs of a player, of different dates)."""
     before = before or {}
+    frozen = frozen or {}
+    refrozen_from = refrozen_from or {}
     of_player: dict[uuid.UUID, list[DailyRun]] = {player_id: [] for player_id in streaks}
     for run in runs:
         of_player[run.player_id].append(run)  # a KeyError: a run without its streak
@@ -422,6 +475,11 @@ async def insert_runs(
                 was and was.latest_length,
                 was and was.best,
                 was and was.last_played,
+                was and was.freezes,
+                was and was.weekly_length,
+                was and was.weekly_best,
+                frozen=frozen.get(player_id, []),
+                refrozen_from=refrozen_from.get(player_id),
                 played=len(counted),
                 shut=scores.get(0, 0),
                 score_total=sum(run.score for run in counted),
@@ -452,14 +510,27 @@ async def make_partitions_ahead(pool: asyncpg.Pool, launch: date, now: datetime)
     await make_partitions(pool, launch, now.date() + PARTITIONS_AHEAD)
 
 
+def streak_of(row: asyncpg.Record) -> StreakRuns:
+    """The streak runs of a row that has the streak row's columns."""
+    return StreakRuns(
+        row["latest_length"],
+        row["best"],
+        row["last_played"],
+        row["freezes"],
+        row["weekly_length"],
+        row["weekly_best"],
+    )
+
+
 async def streak_row(
-    pool: asyncpg.Pool, player_id: uuid.UUID, today: date
-) -> tuple[StreakRuns | None, bool]:
-    """The player's stored streak runs, and whether they played ``today``."""
-    row = await pool.fetchrow(QUERIES.streak, player_id, today)
+    pool: asyncpg.Pool, player_id: uuid.UUID, *days: date
+) -> tuple[StreakRuns | None, frozenset[date]]:
+    """The player's stored streak runs, and which of ``days`` they played (one row by
+    key, a lookup by key a date)."""
+    row = await pool.fetchrow(QUERIES.streak, player_id, list(days))
     if row is None:
-        return None, False
-    return StreakRuns(row["latest_length"], row["best"], row["last_played"]), row["played_day"]
+        return None, frozenset()
+    return streak_of(row), frozenset(row["played_days"])
 
 
 class PlayerCounters(msgspec.Struct, frozen=True):
@@ -467,6 +538,8 @@ class PlayerCounters(msgspec.Struct, frozen=True):
     added to with each run stored, and the streak itself."""
 
     streak: StreakRuns
+    played_today: bool
+    """Whether the date asked for (the player's today) was played."""
     played: int
     shut: int
     """The runs that shut the box (score 0)."""
@@ -477,14 +550,17 @@ class PlayerCounters(msgspec.Struct, frozen=True):
     """How many runs ended on each score (scores none ended on left out)."""
 
 
-async def player_counters(pool: asyncpg.Pool, player_id: uuid.UUID) -> PlayerCounters | None:
-    """The player's counters and streak, one row by key whatever their history (None:
-    no official run yet)."""
-    row = await pool.fetchrow(QUERIES.player_counters, player_id)
+async def player_counters(
+    pool: asyncpg.Pool, player_id: uuid.UUID, today: date | None = None
+) -> PlayerCounters | None:
+    """The player's counters and streak, and whether they played ``today`` (None: not
+    asked, False): one row by key whatever their history (None: no official run yet)."""
+    row = await pool.fetchrow(QUERIES.player_counters, player_id, today)
     if row is None:
         return None
     return PlayerCounters(
-        streak=StreakRuns(row["latest_length"], row["best"], row["last_played"]),
+        streak=streak_of(row),
+        played_today=row["played_day"],
         played=row["played"],
         shut=row["shut"],
         score_total=row["score_total"],
@@ -494,27 +570,27 @@ async def player_counters(pool: asyncpg.Pool, player_id: uuid.UUID) -> PlayerCou
 
 
 class HistoryEntry(msgspec.Struct, frozen=True):
-    """One of a player's official daily runs, ranked as it stands now."""
+    """An official run (its score and rank now), or a date a freeze covered (None)."""
 
     day: date
-    score: int
-    shut: bool
-    rank: Rank
+    score: int | None
+    rank: Rank | None
 
 
 async def history(
     pool: asyncpg.Pool, histograms: Histograms, player_id: uuid.UUID, before: date, limit: int
 ) -> list[HistoryEntry]:
-    """The player's official runs before a date, newest first, with their ranks now:
-    two queries at most, whatever the page's length."""
+    """The player's official runs and the dates stored as frozen before a date, newest
+    first, the runs with their ranks now: two queries at most, whatever the page's
+    length."""
     rows = await pool.fetch(QUERIES.history, player_id, before, limit)
-    by_day = await histograms.of(row["day"] for row in rows)
+    played = [row["day"] for row in rows if row["score"] is not None]
+    by_day = await histograms.of(played) if played else {}
     return [
-        HistoryEntry(
-            day=row["day"],
-            score=row["score"],
-            shut=row["score"] == 0,
-            rank=rank_in(by_day[row["day"]], row["score"]),
+        HistoryEntry(day=row["day"], score=None, rank=None)
+        if row["score"] is None
+        else HistoryEntry(
+            day=row["day"], score=row["score"], rank=rank_in(by_day[row["day"]], row["score"])
         )
         for row in rows
     ]

@@ -4,6 +4,7 @@ the official runs of a date by a player and their friends."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Literal
 
@@ -24,13 +25,16 @@ class Friend(msgspec.Struct, frozen=True):
 
 
 class FriendRow(msgspec.Struct, frozen=True):
-    """A friend with what their streak is made of (``service.support.calendar.current_streak``)."""
+    """A friend with what their streak is made of (``service.support.calendar.streak_at``)."""
 
     id: uuid.UUID
     name: str | None
     time_zone: str
+    closed_before: date | None
     streak: StreakRuns | None
     """None: the friend has never played."""
+    played_around: frozenset[date]
+    """Which of the dates asked for (those that are today somewhere) they played."""
 
 
 class BoardRow(msgspec.Struct, frozen=True):
@@ -87,18 +91,30 @@ async def unfriend(database: Database, player_id: uuid.UUID, friend_id: uuid.UUI
     return bool(await database.fetch(QUERIES.delete_friendship, player_id, friend_id))
 
 
-async def friends(database: Database, player_id: uuid.UUID) -> list[FriendRow]:
-    """The player's friends, in the order they became friends (one query)."""
+async def friends(
+    database: Database, player_id: uuid.UUID, around: Sequence[date] = ()
+) -> list[FriendRow]:
+    """The player's friends, in the order they became friends, and which of the dates
+    ``around`` each played (one query, a lookup by key a friend and date)."""
     return [
         FriendRow(
             id=row["id"],
             name=row["name"],
             time_zone=row["time_zone"],
+            closed_before=row["closed_before"],
             streak=None
             if row["latest_length"] is None
-            else StreakRuns(row["latest_length"], row["best"], row["last_played"]),
+            else StreakRuns(
+                row["latest_length"],
+                row["best"],
+                row["last_played"],
+                row["freezes"],
+                row["weekly_length"],
+                row["weekly_best"],
+            ),
+            played_around=frozenset(row["played_around"]),
         )
-        for row in await database.fetch(QUERIES.friends, player_id)
+        for row in await database.fetch(QUERIES.friends, player_id, list(around))
     ]
 
 

@@ -132,6 +132,9 @@ async def synth_day(
                         streak_last_played=day,
                         played_today=True,
                         submitted_at=submitted_at,
+                        streak_freezes=0,
+                        weekly_current=1,
+                        weekly_best=1,
                     )
                 )
             async with connection.transaction():
@@ -144,7 +147,7 @@ async def synth_day(
                     [secrets.token_bytes(32) for _ in chunk],
                     [run.submitted_at for run in chunk],
                 )
-                streaks = {run.player_id: StreakRuns(1, 1, day) for run in chunk}
+                streaks = {run.player_id: StreakRuns(1, 1, day, 0, 1, 1) for run in chunk}
                 await daily.insert_runs(connection, chunk, streaks)
             done += size
     return counts.total

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import UTC, date, datetime, time, timedelta
-from itertools import pairwise
 from typing import Final, NamedTuple, Protocol
 from zoneinfo import ZoneInfo
 
@@ -155,55 +154,167 @@ def closes_everywhere_at(day: date) -> datetime:
     return ends + GRACE
 
 
+FREEZE_EVERY: Final = 7
+"""Each 7th consecutive date played (7th, 14th, ...) earns a freeze."""
+FREEZES_HELD: Final = 2
+"""The most freezes a player holds: one earned with two held is not earned."""
+
+
+def week_of(day: date) -> int:
+    """The number of ``day``'s week, Monday to Sunday (1 January of year 1 was a Monday).
+    Dates are the player's local dates, so this is the week in the player's time zone.
+
+    >>> week_of(date(2026, 11, 29)) + 1 == week_of(date(2026, 11, 30))  # Sunday, Monday
+    True
+    """
+    return (day.toordinal() - 1) // 7
+
+
 class StreakRuns(NamedTuple):
-    """The run of consecutive dates ending at the latest played date, and the longest."""
+    """A player's streaks as of their latest played date: what the streak row holds, so
+    that the streak now is read from it alone, whatever the history's length."""
 
     latest_length: int
+    """Dates played in the streak that ends at ``last_played`` (frozen dates in it
+    neither count nor break it)."""
     best: int
     last_played: date
+    freezes: int
+    """Freezes held after ``last_played`` (0..``FREEZES_HELD``)."""
+    weekly_length: int
+    """Consecutive weeks with a date played, ending with ``last_played``'s week."""
+    weekly_best: int
 
 
 def streak_runs(days: Iterable[date]) -> StreakRuns | None:
-    """Runs of consecutive dates among the played ones (None if none).
+    """The streaks the played dates make (None if none): ``streak_after`` date after date.
 
-    >>> d = date(2026, 11, 1)
+    >>> d = date(2026, 11, 2)  # a Monday
     >>> streak_runs([d, d + timedelta(1), d + timedelta(2), d + timedelta(5), d + timedelta(6)])
-    StreakRuns(latest_length=2, best=3, last_played=datetime.date(2026, 11, 7))
+    StreakRuns(latest_length=2, best=3, last_played=datetime.date(2026, 11, 8), freezes=0, \
+weekly_length=1, weekly_best=1)
     """
-    ordered = sorted(set(days))
-    if not ordered:
-        return None
-    best = length = 1
-    for previous, day in pairwise(ordered):
-        length = length + 1 if day - previous == timedelta(days=1) else 1
-        best = max(best, length)
-    return StreakRuns(length, best, ordered[-1])
+    runs = None
+    for day in sorted(set(days)):
+        runs = streak_after(runs, day)
+    return runs
+
+
+def frozen_dates(days: Iterable[date]) -> list[date]:
+    """The dates between the played ones that freezes covered (``frozen_before``)."""
+    runs, frozen = None, []
+    for day in sorted(set(days)):
+        frozen += frozen_before(runs, day)
+        runs = streak_after(runs, day)
+    return frozen
+
+
+def frozen_before(runs: StreakRuns | None, day: date) -> list[date]:
+    """The dates missed between the latest played date and ``day`` (played after it)
+    that freezes cover: spent in date order, as many as are held."""
+    if runs is None:
+        return []
+    missed = (day - runs.last_played).days - 1
+    return [runs.last_played + timedelta(days=n) for n in range(1, min(missed, runs.freezes) + 1)]
 
 
 def streak_after(runs: StreakRuns | None, day: date) -> StreakRuns:
-    """The runs once ``day`` is played, from the runs before it (None: none played),
-    when ``day`` comes after every date played: what ``streak_runs`` gives with the
-    dates played and ``day``, without them. A date played out of order (before the
-    latest) can join two runs: that needs the dates (``streak_runs``).
+    """The streaks once ``day`` is played, from those before it (None: none played),
+    when ``day`` comes after every date played. The dates missed in between spend the
+    freezes held, one each, in date order; a missed date beyond them breaks the streak
+    (and the freezes are spent). A date played out of order (before the latest) can
+    join two runs: that needs the dates (``streak_runs``).
 
     >>> d = date(2026, 11, 1)
-    >>> streak_after(StreakRuns(latest_length=2, best=3, last_played=d), d + timedelta(1))
-    StreakRuns(latest_length=3, best=3, last_played=datetime.date(2026, 11, 2))
-    >>> streak_after(StreakRuns(latest_length=2, best=3, last_played=d), d + timedelta(2))
-    StreakRuns(latest_length=1, best=3, last_played=datetime.date(2026, 11, 3))
+    >>> streak_after(StreakRuns(2, 3, d, 0, 1, 1), d + timedelta(1))
+    StreakRuns(latest_length=3, best=3, last_played=datetime.date(2026, 11, 2), freezes=0, \
+weekly_length=2, weekly_best=2)
+    >>> streak_after(StreakRuns(6, 6, d, 0, 1, 1), d + timedelta(1)).freezes  # the 7th date
+    1
+    >>> streak_after(StreakRuns(2, 3, d, 1, 1, 1), d + timedelta(2))  # a date frozen
+    StreakRuns(latest_length=3, best=3, last_played=datetime.date(2026, 11, 3), freezes=0, \
+weekly_length=2, weekly_best=2)
+    >>> streak_after(StreakRuns(2, 3, d, 1, 1, 1), d + timedelta(3))  # two missed
+    StreakRuns(latest_length=1, best=3, last_played=datetime.date(2026, 11, 4), freezes=0, \
+weekly_length=2, weekly_best=2)
     """
     if runs is None:
-        return StreakRuns(1, 1, day)
+        return StreakRuns(1, 1, day, 0, 1, 1)
     if day <= runs.last_played:
         raise ValueError(f"{day} is not after the latest date played, {runs.last_played}")
-    length = runs.latest_length + 1 if day - runs.last_played == timedelta(days=1) else 1
-    return StreakRuns(length, max(runs.best, length), day)
+    missed = (day - runs.last_played).days - 1
+    if missed <= runs.freezes:
+        length, freezes = runs.latest_length + 1, runs.freezes - missed
+    else:
+        length, freezes = 1, 0
+    if length % FREEZE_EVERY == 0:
+        freezes = min(FREEZES_HELD, freezes + 1)
+    weeks = week_of(day) - week_of(runs.last_played)
+    weekly = runs.weekly_length + weeks if weeks <= 1 else 1
+    return StreakRuns(
+        length, max(runs.best, length), day, freezes, weekly, max(runs.weekly_best, weekly)
+    )
 
 
-def current_streak(runs: StreakRuns | None, now: datetime, time_zone: str) -> int:
-    """The latest run counts while its next date is still open to the player (today,
-    or yesterday during the grace after midnight) or it already includes today."""
-    if runs is None:
-        return 0
-    earliest_open = min(open_dates(now, time_zone))
-    return runs.latest_length if runs.last_played >= earliest_open - timedelta(days=1) else 0
+class StreakAt(NamedTuple):
+    """A player's streaks at an instant, from their ``StreakRuns``."""
+
+    current: int
+    """The latest streak's length, while every date after it that has closed for the
+    player is frozen; else 0."""
+    freezes: int
+    """Freezes held now: those of the streak row, less those the dates closed since the
+    latest played one spent."""
+    weekly: int
+    """The latest run of weeks' length while the week after it has not closed; else 0."""
+    frozen: tuple[date, ...]
+    """The dates after the latest played one that freezes cover now."""
+
+
+def streak_at(
+    runs: StreakRuns, now: datetime, time_zone: str, closed_before: date | None = None
+) -> StreakAt:
+    """The streaks at ``now``: the dates closed for the player since the latest played
+    one (before the first date open to them, ``open_dates``: a date closed before a
+    change of time zone stays closed) spend the freezes held, in date order; one more
+    breaks the streak. A read spends nothing stored: the next run stored spends the same
+    freezes on the same dates (``frozen_before``).
+
+    >>> runs = StreakRuns(7, 7, date(2026, 11, 26), 1, 2, 2)
+    >>> streak_at(runs, datetime(2026, 11, 28, 12, tzinfo=UTC), "UTC")  # the 27th frozen
+    StreakAt(current=7, freezes=0, weekly=2, frozen=(datetime.date(2026, 11, 27),))
+    >>> streak_at(runs, datetime(2026, 11, 29, 12, tzinfo=UTC), "UTC")  # and the 28th missed
+    StreakAt(current=0, freezes=0, weekly=2, frozen=(datetime.date(2026, 11, 27),))
+    """
+    earliest_open = min(open_dates(now, time_zone, closed_before))
+    missed = (earliest_open - runs.last_played).days - 1
+    frozen = tuple(frozen_before(runs, earliest_open))
+    if missed <= runs.freezes:
+        current, freezes = runs.latest_length, runs.freezes - max(missed, 0)
+    else:
+        current, freezes = 0, 0
+    weekly_open = week_of(earliest_open) - week_of(runs.last_played) <= 1
+    return StreakAt(current, freezes, runs.weekly_length if weekly_open else 0, frozen)
+
+
+def current_streak(
+    runs: StreakRuns | None, now: datetime, time_zone: str, closed_before: date | None = None
+) -> int:
+    """The latest streak counts while every date after it that has closed for the player
+    is frozen (``streak_at``)."""
+    return 0 if runs is None else streak_at(runs, now, time_zone, closed_before).current
+
+
+def today_of(
+    now: datetime, time_zone: str, closed_before: date | None = None
+) -> tuple[date, datetime]:
+    """The player's today (the latest date open to them) and when it closes for them:
+    its local midnight's end plus the grace, in UTC.
+
+    >>> day, closes_at = today_of(datetime(2026, 3, 29, 21, 0, tzinfo=UTC), "Europe/Oslo")
+    >>> day, closes_at.isoformat()  # the 23-hour day of the spring change
+    (datetime.date(2026, 3, 29), '2026-03-29T22:15:00+00:00')
+    """
+    today = max(open_dates(now, time_zone, closed_before))
+    midnight = datetime.combine(today + timedelta(days=1), time(0), tzinfo=ZoneInfo(time_zone))
+    return today, (midnight + GRACE).astimezone(UTC)

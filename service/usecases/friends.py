@@ -5,7 +5,7 @@ leaderboard is (the use cases; the API renders them)."""
 from __future__ import annotations
 
 import uuid
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Final, NamedTuple
 
 import msgspec
@@ -15,6 +15,7 @@ from service.store.db import Database
 from service.store.friends import Friend
 from service.store.players import PlayerRow
 from service.support import codes
+from service.support.calendar import local_today
 from service.support.places import places
 from service.usecases.daily import DailyRuns, check_begun, check_ranking_shown
 from service.usecases.players import StreakNow, streak_now
@@ -89,7 +90,7 @@ async def befriend(
 
 
 class FriendNow(NamedTuple):
-    """A friend and their daily streak now (whether they played today aside)."""
+    """A friend and their daily streak now."""
 
     id: uuid.UUID
     name: str | None
@@ -98,10 +99,15 @@ class FriendNow(NamedTuple):
 
 async def friends_of(database: Database, player_id: uuid.UUID, now: datetime) -> list[FriendNow]:
     """The player's friends (``FRIENDS_MOST`` at most), in the order they became friends."""
-    return [
-        FriendNow(row.id, row.name, streak_now(row.streak, False, now, row.time_zone))
-        for row in await friends.friends(database, player_id)
-    ]
+    utc_today = now.astimezone(UTC).date()
+    # Today in any time zone (UTC-12 to UTC+14) is one of these.
+    around = [utc_today + timedelta(days=n) for n in (-1, 0, 1)]
+    found = []
+    for row in await friends.friends(database, player_id, around):
+        played_today = local_today(now, row.time_zone) in row.played_around
+        streak = streak_now(row.streak, played_today, now, row.time_zone, row.closed_before)
+        found.append(FriendNow(row.id, row.name, streak))
+    return found
 
 
 async def unfriend(database: Database, player_id: uuid.UUID, friend_id: uuid.UUID) -> None:

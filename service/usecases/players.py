@@ -25,9 +25,9 @@ from service.store.db import Database
 from service.store.players import PlayerRow
 from service.store.players import TimeZoneChangeTooSoon as TimeZoneChangeTooSoon
 from service.store.players import TokenInUse as TokenInUse
-from service.store.ranks import Histograms
+from service.store.ranks import Histograms, Rank
 from service.support import codes, tokens
-from service.support.calendar import StreakRuns, current_streak, local_today, open_dates
+from service.support.calendar import StreakRuns, local_today, open_dates, streak_at, today_of
 from service.support.i18n import Language
 
 NAME_MAX: Final = 40
@@ -188,37 +188,120 @@ async def claim(
 
 
 class StreakNow(NamedTuple):
-    """A player's daily streak now."""
+    """A player's daily streak and weekly streak now."""
 
     current: int
-    """Consecutive dates played back from the latest, while its next date is open."""
+    """Consecutive dates played back from the latest, while every date closed since is
+    frozen (``service.support.calendar.streak_at``)."""
     best: int
     last_played: date | None
     played_today: bool
+    freezes: int
+    """Freezes held now, 0..2."""
+    weekly_current: int
+    weekly_best: int
+    frozen: tuple[date, ...] = ()
+    """The dates after the latest played one that freezes cover now (not stored yet)."""
+
+
+NO_STREAK: Final = StreakNow(0, 0, None, False, 0, 0, 0)
 
 
 def streak_now(
-    runs: StreakRuns | None, played_today: bool, now: datetime, time_zone: str
+    runs: StreakRuns | None,
+    played_today: bool,
+    now: datetime,
+    time_zone: str,
+    closed_before: date | None = None,
 ) -> StreakNow:
-    """The streak a player's runs of consecutive dates make now, in their time zone."""
+    """The streaks a player's streak row makes now, in their time zone (a date closed
+    for them before a change of time zone stays closed: ``closed_before``)."""
     if runs is None:
-        return StreakNow(0, 0, None, False)
+        return NO_STREAK
+    at = streak_at(runs, now, time_zone, closed_before)
     return StreakNow(
-        current_streak(runs, now, time_zone), runs.best, runs.last_played, played_today
+        current=at.current,
+        best=runs.best,
+        last_played=runs.last_played,
+        played_today=played_today,
+        freezes=at.freezes,
+        weekly_current=at.weekly,
+        weekly_best=runs.weekly_best,
+        frozen=at.frozen,
     )
 
 
 async def streak(pool: asyncpg.Pool, player: PlayerRow, now: datetime) -> StreakNow:
     """The player's daily streak now."""
-    runs, played_today = await daily.streak_row(pool, player.id, local_today(now, player.time_zone))
-    return streak_now(runs, played_today, now, player.time_zone)
+    today = local_today(now, player.time_zone)
+    runs, played = await daily.streak_row(pool, player.id, today)
+    return streak_now(runs, today in played, now, player.time_zone, player.closed_before)
+
+
+class Today(NamedTuple):
+    """The player's today, for a phone to schedule a reminder before it closes."""
+
+    day: date
+    """The latest date open to the player (their local date; after a move west, the
+    date that stays theirs until it closes)."""
+    closes_at: datetime
+    played: bool
+    at_risk: bool
+    """Not played, and its closing would spend a freeze or break the streak."""
+    streak: StreakNow
+
+
+async def today(pool: asyncpg.Pool, player: PlayerRow, now: datetime) -> Today:
+    """The player's today now: which date, when it closes, whether it was played and
+    whether the streak is at risk. One row by key, whatever the history."""
+    day, closes_at = today_of(now, player.time_zone, player.closed_before)
+    local = local_today(now, player.time_zone)
+    runs, played = await daily.streak_row(pool, player.id, day, local)
+    now_streak = streak_now(runs, local in played, now, player.time_zone, player.closed_before)
+    done = day in played
+    return Today(day, closes_at, done, not done and now_streak.current > 0, now_streak)
+
+
+class Played(NamedTuple):
+    """One of the player's official daily runs, ranked as it stands now."""
+
+    day: date
+    score: int
+    shut: bool
+    rank: Rank
+
+
+class Frozen(NamedTuple):
+    """A date the player missed that a freeze covered."""
+
+    day: date
 
 
 async def history(
-    pool: asyncpg.Pool, histograms: Histograms, player_id: uuid.UUID, before: date, limit: int
-) -> list[daily.HistoryEntry]:
-    """The player's official runs of dates before ``before``, newest first."""
-    return await daily.history(pool, histograms, player_id, before, limit)
+    pool: asyncpg.Pool,
+    histograms: Histograms,
+    player: PlayerRow,
+    now: datetime,
+    before: date,
+    limit: int,
+) -> list[Played | Frozen]:
+    """The player's official runs and frozen dates before ``before``, newest first: those
+    stored, and those the freezes cover now after the latest played date (the next run
+    stores them)."""
+    runs, _played = await daily.streak_row(pool, player.id)
+    trailing = [] if runs is None else [
+        Frozen(day)
+        for day in reversed(streak_at(runs, now, player.time_zone, player.closed_before).frozen)
+        if day < before
+    ]  # fmt: skip
+    entries = await daily.history(pool, histograms, player.id, before, limit)
+    stored: list[Played | Frozen] = [
+        Frozen(e.day)
+        if e.score is None or e.rank is None
+        else Played(e.day, e.score, e.score == 0, e.rank)
+        for e in entries
+    ]
+    return [*trailing, *stored][:limit]
 
 
 class Figures(NamedTuple):
@@ -239,15 +322,24 @@ def _mean(total: int, played: int) -> float | None:
     return total / played if played else None
 
 
-def figures(counters: PlayerCounters | None, now: datetime, time_zone: str) -> Figures:
+def figures(
+    counters: PlayerCounters | None,
+    now: datetime,
+    time_zone: str,
+    closed_before: date | None = None,
+) -> Figures:
     """The figures of a player's counters (None: no official run), the streak as the
-    streak endpoint shows it now (whether today was played aside).
+    streak endpoint shows it now.
 
     >>> from datetime import UTC
     >>> figures(None, datetime(2026, 11, 29, tzinfo=UTC), "UTC").mean_score is None
     True
     """
-    streak = streak_now(None if counters is None else counters.streak, False, now, time_zone)
+    streak = (
+        NO_STREAK
+        if counters is None
+        else streak_now(counters.streak, counters.played_today, now, time_zone, closed_before)
+    )
     if counters is None:
         return Figures(0, 0, None, None, None, None, {}, streak)
     played = counters.played
@@ -266,4 +358,6 @@ def figures(counters: PlayerCounters | None, now: datetime, time_zone: str) -> F
 async def stats(pool: asyncpg.Pool, player: PlayerRow, now: datetime) -> Figures:
     """The player's statistics: counters kept with each run stored, so as cheap to read
     after ten years of play as after one day."""
-    return figures(await daily.player_counters(pool, player.id), now, player.time_zone)
+    today = local_today(now, player.time_zone)
+    counters = await daily.player_counters(pool, player.id, today)
+    return figures(counters, now, player.time_zone, player.closed_before)

@@ -2,7 +2,8 @@
 -- one shape (service.store.daily.BatchRead): "runs", the stored rows of daily_runs of its
 -- (player, date) pairs ($2, $3); "streaks", the players' ($1) streaks (the rows of streaks
 -- without their counters of runs, which the batch adds to: migration 017); "played",
--- where a run is out of order, the dates its player played (player id: dates); and
+-- where a run is out of order, the dates its player played (player id: dates; the
+-- streak is walked again from them, its frozen dates too: migration 023); and
 -- "histograms", the players of each date ($4) by score (date: {score: players}). First,
 -- when $5, the players locked. Each statement opens only its dates' monthly partitions
 -- (migrations 009 to 013 made it so; benchmarks/months.py measures it). Its times are
@@ -41,21 +42,25 @@ BEGIN
         HAVING count(DISTINCT a.day) > 1 OR bool_or(a.day < s.last_played)
     );
     IF cardinality(out_of_order) > 0 THEN
+        -- Each of them, those with no run stored too (two dates of a new player in one
+        -- batch): the batch walks their dates, whatever order they come in.
         played := (
-            SELECT json_object_agg(d.player_id, d.days)
-            FROM (
-                SELECT r.player_id, array_agg(r.day) AS days
+            SELECT json_object_agg(o.player_id, coalesce(d.days, '{}'))
+            FROM unnest(out_of_order) AS o(player_id)
+            LEFT JOIN LATERAL (
+                SELECT array_agg(r.day) AS days
                 FROM daily_runs r
-                WHERE r.player_id = ANY(out_of_order)
-                GROUP BY r.player_id
-            ) d
+                WHERE r.player_id = o.player_id
+            ) d ON true
         );
     END IF;
     RETURN json_build_object(
         'runs', runs,
         'streaks', ARRAY(
             SELECT json_build_object('player_id', s.player_id, 'latest_length', s.latest_length,
-                                     'best', s.best, 'last_played', s.last_played)
+                                     'best', s.best, 'last_played', s.last_played,
+                                     'freezes', s.freezes, 'weekly_length', s.weekly_length,
+                                     'weekly_best', s.weekly_best)
             FROM streaks s WHERE s.player_id = ANY($1)
         ),
         'played', coalesce(played, '{}'),

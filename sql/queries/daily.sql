@@ -6,7 +6,7 @@ SELECT id FROM players WHERE id = $1 FOR UPDATE;
 -- A player's official run of a date, as stored.
 SELECT player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
        rank_players, streak_current, streak_best, streak_last_played, played_today,
-       submitted_at
+       submitted_at, streak_freezes, weekly_current, weekly_best
 FROM daily_runs WHERE player_id = $1 AND day = $2;
 
 -- name: daily_batch_read
@@ -48,9 +48,10 @@ SELECT json_build_object(
 SELECT daily_batch_write($1::text::jsonb, $2::text::jsonb, $3::smallint);
 
 -- name: streak
--- A player's streak row and whether they have played the given date.
-SELECT s.latest_length, s.best, s.last_played,
-       EXISTS (SELECT 1 FROM daily_runs r WHERE r.player_id = $1 AND r.day = $2) AS played_day
+-- A player's streak row and which of the given dates ($2, a few) they have played.
+SELECT s.latest_length, s.best, s.last_played, s.freezes, s.weekly_length, s.weekly_best,
+       ARRAY(SELECT r.day FROM daily_runs r
+             WHERE r.player_id = $1 AND r.day = ANY ($2::date[])) AS played_days
 FROM streaks s WHERE s.player_id = $1;
 
 -- name: day_histograms
@@ -67,10 +68,17 @@ GROUP BY day, score;
 SELECT * FROM day_leaderboard($1::date, $2::integer);
 
 -- name: history
--- A player's official runs, newest first, before a date.
-SELECT day, score FROM daily_runs
-WHERE player_id = $1 AND day < $2
-ORDER BY day DESC
+-- A player's official runs and the dates stored as frozen (score null), newest first,
+-- before a date: $3 of each at most by key, then the newest $3 of both.
+SELECT h.day, h.score
+FROM (
+    (SELECT r.day, r.score FROM daily_runs r
+     WHERE r.player_id = $1 AND r.day < $2 ORDER BY r.day DESC LIMIT $3)
+    UNION ALL
+    (SELECT f.day, NULL::integer FROM frozen_dates f
+     WHERE f.player_id = $1 AND f.day < $2 ORDER BY f.day DESC LIMIT $3)
+) h
+ORDER BY h.day DESC
 LIMIT $3;
 
 -- name: make_daily_partitions

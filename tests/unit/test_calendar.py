@@ -42,7 +42,7 @@ def test_each_date_after_the_last_extends_the_runs_as_all_the_dates_do(steps: li
 
 @pytest.mark.parametrize("offset", [0, -1, -5])
 def test_a_date_not_after_the_last_needs_the_dates(offset: int) -> None:
-    runs = StreakRuns(latest_length=3, best=4, last_played=FIRST)
+    runs = StreakRuns(3, 4, FIRST, freezes=0, weekly_length=1, weekly_best=1)
     with pytest.raises(ValueError, match="not after the latest date played"):
         streak_after(runs, FIRST + timedelta(days=offset))
 

@@ -68,18 +68,19 @@ NOW = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)
 
 
 def test_a_streak_counts_while_its_next_date_is_open() -> None:
-    runs = StreakRuns(latest_length=4, best=9, last_played=date(2026, 11, 28))
-    assert streak_now(runs, False, NOW, "UTC") == (4, 9, date(2026, 11, 28), False)
-    lapsed = StreakRuns(latest_length=4, best=9, last_played=date(2026, 11, 27))
+    runs = StreakRuns(4, 9, date(2026, 11, 28), freezes=0, weekly_length=2, weekly_best=3)
+    assert streak_now(runs, False, NOW, "UTC") == (4, 9, date(2026, 11, 28), False, 0, 2, 3, ())
+    lapsed = runs._replace(last_played=date(2026, 11, 27))
     assert streak_now(lapsed, False, NOW, "UTC").current == 0
     # In Kiribati (UTC+14) the 30th has begun: the 28th's streak has lapsed there.
     assert streak_now(runs, False, NOW, "Pacific/Kiritimati").current == 0
-    assert streak_now(None, False, NOW, "UTC") == (0, 0, None, False)
+    assert streak_now(None, False, NOW, "UTC") == (0, 0, None, False, 0, 0, 0, ())
 
 
 def test_a_player_s_figures_are_means_of_the_counters() -> None:
     counters = PlayerCounters(
-        streak=StreakRuns(2, 5, date(2026, 11, 29)),
+        streak=StreakRuns(2, 5, date(2026, 11, 29), 0, 1, 1),
+        played_today=True,
         played=4,
         shut=1,
         score_total=30,

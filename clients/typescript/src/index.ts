@@ -237,6 +237,8 @@ export type MoveAnalysis = Analysis["moves"][number];
 export type Computers = RunResult["computer"];
 export type Rank = NonNullable<OfficialDailyRun["rank"]>;
 export type Streak = DataOf<"/v1/players/me/streak", "get">;
+/** The player's today, for a reminder before it closes (`GET /v1/players/me/today`). */
+export type Today = DataOf<"/v1/players/me/today", "get">;
 export type Leaderboard = DataOf<"/v1/daily/{day}/leaderboard", "get">;
 export type ShareText = DataOf<"/v1/daily/{day}/share", "get">;
 export type HistoryEntry = DataOf<"/v1/players/me/history", "get">[number];

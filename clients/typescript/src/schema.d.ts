@@ -492,7 +492,7 @@ export interface paths {
         };
         /**
          * The player's official daily runs, newest first, with their ranks now
-         * @description Page back with `before` set to the oldest date of the previous page.
+         * @description Page back with `before` set to the oldest date of the previous page. Dates a streak freeze covered are items too: `{date, frozen: true}`, with no score.
          */
         get: operations["getMyHistory"];
         put?: never;
@@ -552,9 +552,29 @@ export interface paths {
         };
         /**
          * The player's daily streak
-         * @description `current` counts consecutive dates back from the latest played one while its next date is still open to the player; `best` is the longest ever.
+         * @description `current` counts consecutive dates back from the latest played one while its next date is still open to the player or every date closed since is covered by a freeze (held: `freezes`, spent in date order as dates close); `best` is the longest ever; `weekly`: consecutive weeks (Monday to Sunday) with a date played.
          */
         get: operations["getMyStreak"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/today": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The player's today: its date, when it closes, and whether the streak is at risk
+         * @description For a phone to schedule its own reminder: the date that is today in the player's time zone, when it closes for them (local midnight plus the grace, in UTC), whether it was played, and whether the streak is at risk (not played, and its closing would spend a freeze or break the streak). Read from the streak row alone, whatever the history.
+         */
+        get: operations["getMyToday"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1337,7 +1357,7 @@ export interface components {
             /** @description The player's name; null: the player has not given one. */
             name: string | null;
             /** @description The friend's daily streak now. */
-            streak: components["schemas"]["StreakFigures"];
+            streak: components["schemas"]["Streak"];
         };
         /**
          * FriendsBoard
@@ -1419,20 +1439,25 @@ export interface components {
         };
         /**
          * HistoryEntry
-         * @description One of the player's official daily runs.
+         * @description One of the player's official daily runs, or a date a streak freeze covered.
          */
         HistoryEntry: {
             /**
              * Format: date
-             * @description The Daily Dice date played.
+             * @description The Daily Dice date played, or frozen.
              */
             date: string;
-            /** @description The run among the date's official runs, as it stands now. */
-            rank: components["schemas"]["Rank"];
-            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. */
-            score: number;
-            /** @description Whether every tile was closed (the score is 0). */
-            shut: boolean;
+            /**
+             * @description true: a date the player missed that a streak freeze covered (no run: it neither counts nor breaks the streak).
+             * @default false
+             */
+            frozen: boolean;
+            /** @description The run among the date's official runs, as it stands now. Left out for a frozen date. */
+            rank?: components["schemas"]["Rank"];
+            /** @description The final score under the rules' scoring: lower is better, 0 is a shut box. Left out for a frozen date. */
+            score?: number;
+            /** @description Whether every tile was closed (the score is 0). Left out for a frozen date. */
+            shut?: boolean;
         };
         /**
          * IdempotencyKeyReusedProblem
@@ -2206,7 +2231,7 @@ export interface components {
             /** @description The share of them that shut the box, 0..1; null: no official run yet. */
             shut_rate: number | null;
             /** @description The player's daily streak now. */
-            streak: components["schemas"]["StreakFigures"];
+            streak: components["schemas"]["Streak"];
         };
         /**
          * PlayerWithStreak
@@ -2910,27 +2935,21 @@ export interface components {
         };
         /**
          * Streak
-         * @description Consecutive daily dates with an official run.
+         * @description Consecutive daily dates with an official run (PRODUCT.md §6): the same object wherever a streak appears.
          */
         Streak: {
-            /** @description The longest streak ever, in dates. */
+            /** @description The longest streak ever, in dates played. */
             best: number;
-            /** @description Consecutive dates played, counted back from the latest played one while that date is today or yesterday in the player's time zone; else 0. */
+            /** @description Consecutive dates played, counted back from the latest played one while every date closed for the player since is frozen (its next date still open, or the dates between covered by freezes); else 0. Frozen dates neither count nor break it. */
             current: number;
+            /** @description Streak freezes held now, 0..2: each 7th consecutive date played earns one (none beyond 2); a missed date spends one, in date order, and is shown frozen in the history. */
+            freezes: number;
             /** @description The latest date with an official run; null: none yet. */
             last_played: string | null;
             /** @description Whether today's date (in the player's time zone) has an official run. */
             played_today: boolean;
-        };
-        /**
-         * StreakFigures
-         * @description A player's daily streak now: its two lengths (a friend's, a player's statistics).
-         */
-        StreakFigures: {
-            /** @description The longest streak ever, in dates. */
-            best: number;
-            /** @description Consecutive dates played, counted back from the latest played one while that date is today or yesterday in the player's time zone; else 0. */
-            current: number;
+            /** @description The weekly streak. */
+            weekly: components["schemas"]["WeeklyStreak"];
         };
         /**
          * Target
@@ -3057,6 +3076,28 @@ export interface components {
             kind: "to_score";
             /** @description The total that ends the series. */
             target: number;
+        };
+        /**
+         * Today
+         * @description The player's today, for a phone to schedule its reminder before the date closes.
+         */
+        Today: {
+            /** @description Not played, and its closing would spend a freeze or break the streak (the streak's current is above 0). */
+            at_risk: boolean;
+            /**
+             * Format: date-time
+             * @description When that date closes for the player: local midnight plus the grace.
+             */
+            closes_at: string;
+            /**
+             * Format: date
+             * @description Today's date in the player's time zone (the latest date open to them: after a move west, the date that stays theirs until it closes).
+             */
+            date: string;
+            /** @description Whether the date has the player's official run. */
+            played: boolean;
+            /** @description The player's daily streak now. */
+            streak: components["schemas"]["Streak"];
         };
         /**
          * TokenNotKeptProblem
@@ -3406,6 +3447,16 @@ export interface components {
              * @constant
              */
             type: "/problems/weak-token";
+        };
+        /**
+         * WeeklyStreak
+         * @description Consecutive weeks (Monday to Sunday in the player's time zone) with an official run.
+         */
+        WeeklyStreak: {
+            /** @description The longest weekly streak ever, in weeks. */
+            best: number;
+            /** @description Consecutive weeks with an official run, counted back from the week of the latest played date while the week after it has not closed; else 0. */
+            current: number;
         };
         /**
          * WouldRank
@@ -6062,6 +6113,71 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Streak"];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    getMyToday: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Today"];
                 };
             };
             /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */

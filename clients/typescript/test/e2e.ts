@@ -22,6 +22,7 @@ import {
   retryAfter,
   type Move,
   type ShutboxClient,
+  type Today,
 } from "../src/index.js";
 
 const BASE_URL = process.env["SHUTBOX_BASE_URL"] ?? "";
@@ -408,11 +409,20 @@ async function dailyDice(): Promise<void> {
   assert.equal(latest.date, day);
   assert.equal(latest.score, result.score);
   assert.equal(latest.shut, result.shut);
-  assert.ok(latest.rank.position >= 1);
+  assert.equal(latest.frozen, false);
+  assert.ok(latest.rank !== undefined && latest.rank.position >= 1);
 
   const streak = ok(await call(() => alice.api.GET("/v1/players/me/streak")), "streak", 200);
   assert.equal(streak.current, 1);
   assert.equal(streak.last_played, day);
+  assert.equal(streak.freezes, 0);
+  assert.deepEqual(streak.weekly, { current: 1, best: 1 });
+  const today: Today = ok(await call(() => alice.api.GET("/v1/players/me/today")), "today", 200);
+  assert.equal(today.date, day);
+  assert.ok(Date.parse(today.closes_at) > Date.now(), `today closes later: ${today.closes_at}`);
+  assert.equal(today.played, true);
+  assert.equal(today.at_risk, false);
+  assert.deepEqual(today.streak, streak);
   if (todayUtc() === day) {
     assert.equal(streak.played_today, true);
   }

@@ -186,6 +186,18 @@ const getMyStreak: Step = async (api) => {
   if (data) {
     const best: number = data.best;
     show(data.current, best, data.last_played, data.played_today);
+    const freezes: number = data.freezes;
+    show(freezes, data.weekly.current, data.weekly.best);
+  } else {
+    await waitOrShow(error, response, ["/problems/rate-limited"]);
+  }
+};
+
+const getMyToday: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/players/me/today");
+  if (data) {
+    const closesAt: string = data.closes_at;
+    show(data.date, closesAt, data.played, data.at_risk, data.streak.current);
   } else {
     await waitOrShow(error, response, ["/problems/rate-limited"]);
   }
@@ -197,6 +209,10 @@ const getMyHistory: Step = async (api) => {
   });
   if (data) {
     for (const entry of data) {
+      if (entry.frozen || entry.rank === undefined) {
+        show(entry.date, "frozen");
+        continue;
+      }
       const position: number = entry.rank.position;
       show(entry.date, entry.score, entry.shut, position, entry.rank.players);
     }
@@ -871,6 +887,7 @@ const everyOperation: EveryOperation = {
   "/v1/players": { post: createPlayer },
   "/v1/players/me": { get: getMe, patch: updateMe },
   "/v1/players/me/streak": { get: getMyStreak },
+  "/v1/players/me/today": { get: getMyToday },
   "/v1/players/me/history": { get: getMyHistory },
   "/v1/players/me/stats": { get: getMyStats },
   "/v1/players/me/transfer": { post: offerTransfer },

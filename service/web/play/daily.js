@@ -7,15 +7,48 @@ import { clear, h } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, refreshPlayer, saveJSON, todayIn } from './player.js';
 import { renderResult } from './result.js';
-import { _, formatDate, zoneName } from './strings.js';
+import { _, formatDate, formatNumber, formatTime, ngettext, zoneName } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 /** @typedef {import('./rules.js').Move} Move */
 
+/** @param {string} day YYYY-MM-DD */
+function dayNumber(day) {
+  return Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10))) / 86_400_000;
+}
+
+/**
+ * What the player should know before playing today: the dates freezes covered since the
+ * latest played one (the streak goes on), and when today closes (with the streak at
+ * stake, if it is).
+ * @param {Schemas['Today']} today
+ */
+export function todayNotes(today) {
+  const { streak } = today;
+  const notes = [];
+  const missed = streak.last_played && !today.played && streak.current > 0
+    ? dayNumber(today.date) - dayNumber(streak.last_played) - 1 : 0;
+  if (missed > 0) {
+    notes.push(h('p', { class: 'note freeze-note' },
+      ngettext('A streak freeze covered {count} missed day: your streak of {streak} goes on.',
+        'Streak freezes covered {count} missed days: your streak of {streak} goes on.', missed,
+        { streak: formatNumber(streak.current) })));
+  }
+  const time = formatTime(today.closes_at);
+  notes.push(h('p', { class: ['muted-text', 'closes-line', today.at_risk ? 'at-risk' : ''] },
+    today.at_risk
+      ? ngettext('Today closes {time}: play before then to keep your streak of {count} day.',
+        'Today closes {time}: play before then to keep your streak of {count} days.', streak.current, { time })
+      : _('Today closes {time}.', { time })));
+  return notes;
+}
+
 /** @returns {import('./ui.js').View} */
 export function dailyView() {
   const dateLine = h('p', { class: 'date-line' });
+  // While today is not played: the streak kept by freezes, and when today closes.
+  const todayLine = h('div', { class: 'today-line' });
   const body = h('div', { class: 'view-body' });
   const archive = archivePanel({
     stage: body,
@@ -28,7 +61,7 @@ export function dailyView() {
     onBack: () => load(),
   });
   const el = h('section', { class: 'view view-daily', 'aria-labelledby': 'daily-title' },
-    viewHeader(_('Daily Dice'), _('The same dice for everyone today. One official try: make it count.')), dateLine, body, archive.el);
+    viewHeader(_('Daily Dice'), _('The same dice for everyone today. One official try: make it count.')), dateLine, todayLine, body, archive.el);
   /** @type {HTMLElement} */ (el.querySelector('h1')).id = 'daily-title';
   /** @type {import('./game.js').Round | null} */
   let round = null;
@@ -48,6 +81,7 @@ export function dailyView() {
   function showResult(result, note = null) {
     round?.destroy();
     round = null;
+    clear(todayLine);
     const view = renderResult(result, {
       share: () => api('GET', `/v1/daily/${day}/share`, { auth: true }).then((/** @type {Schemas['ShareText']} */ answer) => answer.text),
     });
@@ -135,9 +169,14 @@ export function dailyView() {
           if (!(error instanceof ApiError && error.status === 404)) throw error;
         }
       }
-      /** @type {Schemas['DailyDice']} */
-      const daily = await api('GET', `/v1/daily/${day}`);
-      if (current()) play(daily);
+      /** @type {[Schemas['DailyDice'], Schemas['Today']]} */
+      const [daily, today] = await Promise.all([
+        api('GET', `/v1/daily/${day}`),
+        api('GET', '/v1/players/me/today', { auth: true }),
+      ]);
+      if (!current()) return;
+      clear(todayLine, ...todayNotes(today));
+      play(daily);
     } catch (error) {
       if (current()) clear(body, errorNote(error, load));
     }

@@ -116,6 +116,18 @@ export function stat(label, value, note, extra = '') {
     note ? h('span', { class: 'stat-note' }, note) : null);
 }
 
+/**
+ * A streak's figures: the daily streak, the streak freezes held, the weekly streak.
+ * @param {Schemas['Streak']} streak
+ */
+export function streakStats(streak) {
+  return [
+    stat(_('Streak'), ngettext('{count} day', '{count} days', streak.current), _('Best {best}', { best: formatNumber(streak.best) }), 'streak'),
+    stat(_('Streak freezes'), formatNumber(streak.freezes), _('One for every 7 days in a row, 2 at most'), 'freezes'),
+    stat(_('Weekly streak'), ngettext('{count} week', '{count} weeks', streak.weekly.current), _('Best {best}', { best: formatNumber(streak.weekly.best) }), 'weekly'),
+  ];
+}
+
 // Copy text to the clipboard: the Clipboard API where the page may use it (a secure
 // context), else the old way through a selected text area.
 /**
@@ -322,7 +334,7 @@ export function renderResult(result, { share = null, title = _('Your result') } 
       rankNote(result.would_rank, true), 'would-rank'));
   }
   if (result.streak) {
-    stats.push(stat(_('Streak'), ngettext('{count} day', '{count} days', result.streak.current), _('Best {best}', { best: formatNumber(result.streak.best) }), 'streak'));
+    stats.push(...streakStats(result.streak));
   }
   if (result.versus) {
     const { outcome, owner_score: ownerScore } = result.versus;

@@ -2,7 +2,7 @@
 // The player's statistics over their official Daily Dice runs (GET /v1/players/me/stats):
 // the figures, and the scores as a small bar chart of plain HTML and CSS.
 import { h } from './dom.js';
-import { stat } from './result.js';
+import { stat, streakStats } from './result.js';
 import { _, formatNumber, formatPercent, ngettext } from './strings.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
@@ -60,7 +60,7 @@ export function renderStats(stats) {
       stat(_('Mean score'), mean(stats.mean_score), null, 'mean-score'),
       stat(_('Mean best possible'), mean(stats.mean_best_possible), null, 'mean-best-possible'),
       stat(_('Mean cost of your choices'), mean(stats.mean_cost), null, 'mean-cost'),
-      stat(_('Streak'), ngettext('{count} day', '{count} days', stats.streak.current), _('Best {best}', { best: formatNumber(stats.streak.best) }), 'streak')),
+      ...streakStats(stats.streak)),
     scoreChart(stats.distribution),
   ];
 }

@@ -36,7 +36,8 @@ async def test_the_first_run_is_official_and_the_identical_run_gets_the_same_bod
     assert body["official"] is True and body["run_id"]
     assert body["sequence"] == f"daily/{TODAY}" and body["dice"] == [list(r) for r in dice]
     assert body["streak"] == {
-        "current": 1, "best": 1, "last_played": TODAY, "played_today": True,
+        "current": 1, "best": 1, "last_played": TODAY, "played_today": True, "freezes": 0,
+        "weekly": {"current": 1, "best": 1},
     }  # fmt: skip
     assert body["rank"]["position"] >= 1 and body["rank"]["players"] >= 1
 
@@ -68,7 +69,10 @@ async def test_an_illegal_run_stores_nothing(client: httpx.AsyncClient, database
     missing = await client.get(f"/v1/daily/{TODAY}/runs/me", headers=auth(player))
     assert missing.status_code == 404
     streak = (await client.get("/v1/players/me/streak", headers=auth(player))).json()
-    assert streak == {"current": 0, "best": 0, "last_played": None, "played_today": False}
+    assert streak == {
+        "current": 0, "best": 0, "last_played": None, "played_today": False, "freezes": 0,
+        "weekly": {"current": 0, "best": 0},
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(

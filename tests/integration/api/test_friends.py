@@ -250,10 +250,13 @@ async def test_friends_are_listed_with_their_own_streaks(client: httpx.AsyncClie
     assert ids(listed) == [played["id"], never["id"]]
     for friend, shown in zip((played, never), listed, strict=True):
         own = (await client.get("/v1/players/me/streak", headers=auth(friend))).json()
-        assert shown["streak"] == {"current": own["current"], "best": own["best"]}
+        assert shown["streak"] == own  # the same streak object wherever it appears
         assert set(shown) == {"id", "name", "streak"}
-    assert listed[0]["streak"] == {"current": 1, "best": 1}
-    assert listed[1]["streak"] == {"current": 0, "best": 0}
+    assert listed[0]["streak"] == {
+        "current": 1, "best": 1, "last_played": TODAY, "played_today": True, "freezes": 0,
+        "weekly": {"current": 1, "best": 1},
+    }  # fmt: skip
+    assert listed[1]["streak"]["current"] == listed[1]["streak"]["best"] == 0
 
 
 # --- the friends' board ------------------------------------------------------------------

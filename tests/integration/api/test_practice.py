@@ -285,8 +285,11 @@ async def test_practice_changes_no_leaderboard_histogram_streak_or_history(
     assert before[f"Not /v1/daily/{day}/runs/me"][0] == 404
     assert before["Not /v1/players/me/streak"] == (
         200,
-        {"current": 0, "best": 0, "last_played": None, "played_today": False},
-    )
+        {
+            "current": 0, "best": 0, "last_played": None, "played_today": False,
+            "freezes": 0, "weekly": {"current": 0, "best": 0},
+        },
+    )  # fmt: skip
     assert before["Not /v1/players/me/history"] == (200, [])
 
 

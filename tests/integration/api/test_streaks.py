@@ -65,6 +65,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
     assert late.status_code == 201
     assert late.json()["streak"] == {
         "current": 3, "best": 3, "last_played": "2026-03-26", "played_today": False,
+        "freezes": 0, "weekly": {"current": 1, "best": 1},
     }  # fmt: skip
     # ...and at 00:15:00 it is not.
     days.at("2026-03-28T00:15:00")
@@ -72,6 +73,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
     assert refused.status_code == 422 and refused.json()["type"] == "/problems/date-not-open"
     assert await days.streak() == {
         "current": 0, "best": 3, "last_played": "2026-03-26", "played_today": False,
+        "freezes": 0, "weekly": {"current": 1, "best": 1},
     }  # fmt: skip
 
     days.at("2026-03-28T12:00")
@@ -82,6 +84,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
     days.at("2026-03-30T00:10")
     assert await days.streak() == {
         "current": 2, "best": 3, "last_played": "2026-03-29", "played_today": False,
+        "freezes": 0, "weekly": {"current": 1, "best": 1},
     }  # fmt: skip
     days.at("2026-03-30T09:00")
     assert (await days.play("2026-03-30")).json()["streak"]["current"] == 3
@@ -110,6 +113,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
         assert again.status_code == 422 and again.json()["type"] == "/problems/date-not-open"
     assert await days.streak() == {  # 2 April is today in Pago Pago, and it was played
         "current": 6, "best": 6, "last_played": "2026-04-02", "played_today": True,
+        "freezes": 0, "weekly": {"current": 2, "best": 2},
     }  # fmt: skip
 
     # A date not yet begun anywhere, then a missed day.
@@ -121,6 +125,7 @@ async def test_a_fortnight_in_oslo_across_the_spring_change(
     assert early.status_code == 404 and early.json()["type"] == "/problems/unknown-date"
     assert await days.streak() == {
         "current": 0, "best": 6, "last_played": "2026-04-02", "played_today": False,
+        "freezes": 0, "weekly": {"current": 2, "best": 2},
     }  # fmt: skip
 
 
@@ -151,3 +156,137 @@ async def test_a_streak_runs_through_a_daylight_saving_change(
         assert response.status_code == 201, response.text
         assert response.json()["streak"]["current"] == n + 1
         assert response.json()["streak"]["best"] == n + 1
+
+
+# --- freezes, the weekly streak, today (PRODUCT.md §6) ------------------------------------
+
+
+async def today(days: Day) -> dict[str, Any]:
+    response = await days.client.get("/v1/players/me/today", headers=auth(days.player))
+    assert response.status_code == 200, response.text
+    shown: dict[str, Any] = response.json()
+    return shown
+
+
+async def history(days: Day) -> list[dict[str, Any]]:
+    response = await days.client.get("/v1/players/me/history", headers=auth(days.player))
+    assert response.status_code == 200, response.text
+    entries: list[dict[str, Any]] = response.json()
+    return entries
+
+
+def dates(entries: list[dict[str, Any]]) -> list[tuple[str, bool]]:
+    return [(entry["date"], entry["frozen"]) for entry in entries]
+
+
+async def play_in_a_row(days: Day, first: str, count: int, at: str = "20:00") -> list[Any]:
+    """``count`` dates from ``first`` on, each played at ``at`` local time: each answer's
+    streak."""
+    streaks = []
+    for n in range(count):
+        day = (datetime.fromisoformat(first) + timedelta(days=n)).date().isoformat()
+        days.at(f"{day}T{at}")
+        response = await days.play(day)
+        assert response.status_code == 201, response.text
+        streaks.append(response.json()["streak"])
+    return streaks
+
+
+async def test_each_seventh_date_earns_a_freeze_and_never_a_third(
+    client: httpx.AsyncClient, clock: FixedClock
+) -> None:
+    clock.set(datetime(2026, 11, 2, 8, tzinfo=UTC))
+    days = Day(client, clock, await new_player(client))
+    streaks = await play_in_a_row(days, "2026-11-02", 22, at="12:00")  # from a Monday
+    assert [s["freezes"] for s in streaks] == [0] * 6 + [1] * 7 + [2] * 9
+    assert [s["current"] for s in streaks] == list(range(1, 23))
+    assert streaks[-1]["weekly"] == {"current": 4, "best": 4}
+    assert (await days.streak())["freezes"] == 2
+
+
+async def test_two_missed_dates_with_one_freeze_break_the_streak(
+    client: httpx.AsyncClient, clock: FixedClock
+) -> None:
+    clock.set(datetime(2026, 11, 2, 8, tzinfo=UTC))
+    days = Day(client, clock, await new_player(client))
+    assert (await play_in_a_row(days, "2026-11-02", 7))[-1]["freezes"] == 1
+
+    # The 9th missed: the freeze covers it, the 10th is still open (and at risk).
+    days.at("2026-11-10T12:00")
+    assert await today(days) == {
+        "date": "2026-11-10", "closes_at": "2026-11-11T00:15:00Z", "played": False,
+        "at_risk": True, "streak": await days.streak(),
+    }  # fmt: skip
+    assert await days.streak() == {
+        "current": 7, "best": 7, "last_played": "2026-11-08", "played_today": False,
+        "freezes": 0, "weekly": {"current": 1, "best": 1},
+    }  # fmt: skip
+    assert dates(await history(days))[:2] == [("2026-11-09", True), ("2026-11-08", False)]
+
+    # The 10th missed too, with no freeze left: the streak is broken.
+    days.at("2026-11-11T12:00")
+    assert (await days.streak())["current"] == 0
+    assert (await days.streak())["freezes"] == 0
+    assert (await today(days))["at_risk"] is False  # nothing left to lose
+    again = await days.play("2026-11-11")
+    assert again.json()["streak"]["current"] == 1
+    assert again.json()["streak"]["best"] == 7
+    shown = dates(await history(days))
+    assert shown[:3] == [("2026-11-11", False), ("2026-11-09", True), ("2026-11-08", False)]
+    frozen = [entry for entry in await history(days) if entry["frozen"]]
+    assert frozen == [{"date": "2026-11-09", "frozen": True}]  # no score, no rank
+
+
+async def test_a_freeze_is_spent_across_a_daylight_saving_change(
+    client: httpx.AsyncClient, clock: FixedClock
+) -> None:
+    # 29 March 2026 in Oslo is 23 hours long (02:00 becomes 03:00).
+    clock.set(datetime(2026, 3, 22, 8, tzinfo=UTC))
+    days = Day(client, clock, await new_player(client, time_zone="Europe/Oslo"))
+    await play_in_a_row(days, "2026-03-22", 7)  # through the 28th
+
+    days.at("2026-03-29T23:00")
+    assert await today(days) == {
+        "date": "2026-03-29", "closes_at": "2026-03-29T22:15:00Z", "played": False,
+        "at_risk": True, "streak": await days.streak(),
+    }  # fmt: skip
+    days.at("2026-03-30T00:14:59")  # the 29th is still open, the freeze still held
+    assert ((await days.streak())["current"], (await days.streak())["freezes"]) == (7, 1)
+    days.at("2026-03-30T00:15:00")  # the 29th has closed: frozen
+    assert ((await days.streak())["current"], (await days.streak())["freezes"]) == (7, 0)
+    assert dates(await history(days))[0] == ("2026-03-29", True)
+    days.at("2026-03-30T20:00")
+    played = (await days.play("2026-03-30")).json()["streak"]
+    assert (played["current"], played["best"], played["freezes"]) == (8, 8, 0)
+    assert dates(await history(days))[:3] == [
+        ("2026-03-30", False), ("2026-03-29", True), ("2026-03-28", False),
+    ]  # fmt: skip
+
+
+async def test_a_freeze_is_spent_after_a_move_west(
+    client: httpx.AsyncClient, clock: FixedClock
+) -> None:
+    clock.set(datetime(2026, 11, 1, 12, tzinfo=UTC))
+    days = Day(client, clock, await new_player(client, time_zone="Asia/Tokyo"))
+    await play_in_a_row(days, "2026-11-02", 7)  # through the 8th, evenings in Tokyo
+
+    # 09:00 on the 9th in Tokyo is 16:00 on the 8th in Los Angeles: the 9th has begun for
+    # the player and stays theirs; the 8th (played) is today in Los Angeles.
+    days.at("2026-11-09T09:00")
+    assert (await days.move_to("America/Los_Angeles")).status_code == 200
+    shown = await today(days)
+    assert shown["date"] == "2026-11-09"
+    assert shown["closes_at"] == "2026-11-10T08:15:00Z"  # midnight in Los Angeles, PST
+    assert (shown["played"], shown["at_risk"]) == (False, True)
+    assert shown["streak"]["current"] == 7 and shown["streak"]["freezes"] == 1
+
+    days.at("2026-11-10T00:14")  # still the 9th's grace in Los Angeles
+    assert (await days.streak())["freezes"] == 1
+    days.at("2026-11-10T00:15")
+    assert ((await days.streak())["current"], (await days.streak())["freezes"]) == (7, 0)
+    assert dates(await history(days))[0] == ("2026-11-09", True)
+    refused = await days.play("2026-11-09")  # moving west reopens nothing
+    assert refused.status_code == 422
+    days.at("2026-11-10T18:00")
+    assert (await days.play("2026-11-10")).json()["streak"]["current"] == 8
+    assert (await today(days))["played"] is True

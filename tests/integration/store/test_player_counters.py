@@ -21,7 +21,7 @@ from service.store.cache import Cache
 from service.store.db import create_pool, migrate, migrations
 from service.store.runs import AlreadyPlayed
 from service.store.synth import synth_day
-from service.support.calendar import StreakRuns
+from service.support.calendar import StreakRuns, week_of
 from tests.conftest import SECRET, own_database
 from tests.integration.store.test_daily_batch import fresh_days
 from tests.recount import Recount, recount
@@ -264,7 +264,9 @@ async def test_the_migration_counts_the_runs_stored_before_it(
         assert await counted(pool, ids) == expected == await recount(pool, ids)
         ada_counters = await daily.player_counters(pool, ada)
         assert ada_counters is not None
-        assert ada_counters.streak == StreakRuns(5, 5, first + timedelta(4))
+        # Five dates in a row: no freeze yet; their weeks walked by migration 023.
+        weeks = week_of(first + timedelta(4)) - week_of(first) + 1
+        assert ada_counters.streak == StreakRuns(5, 5, first + timedelta(4), 0, weeks, weeks)
         # A run after the migration adds to the counts it made.
         player = await player_of(pool, bo)
         [outcome] = await daily.submit_batch(pool, [run_of(player, first + timedelta(1), 0, 0)])

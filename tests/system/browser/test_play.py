@@ -12,6 +12,7 @@ gets a closed date filled with official runs, named in ``SHUTBOX_ARCHIVE_DATE``.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -24,6 +25,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from service.rules.ruleset import Rules
+from service.store import daily, players
+from service.store.db import create_pool
 from service.support.calendar import has_closed_everywhere
 from service.usecases import deals
 from tests.conftest import ROOT, ServerProcess
@@ -99,7 +102,44 @@ def solo_deals(server_env: dict[str, str]) -> dict[str, str]:
     return {"SHUTBOX_SOLO_DEALS": json.dumps(made)}
 
 
-PREPARATIONS: dict[str, Preparation] = {"archive.mjs": an_archive_date, "phone.mjs": solo_deals}
+STREAK_LANGUAGES = ("en", "de", "nb", "nl")
+
+
+def players_who_missed_yesterday(server_env: dict[str, str]) -> dict[str, str]:
+    """A player for each language (in UTC) whose official runs, stored as submissions
+    leave them, cover seven dates in a row through the day before yesterday (the seventh
+    earned a freeze) and not yesterday: SHUTBOX_STREAK_PLAYERS, their ids and tokens."""
+
+    async def prepare() -> list[dict[str, str]]:
+        now = datetime.now(UTC)
+        today = now.date()
+        first = today - timedelta(days=8)
+        pool = await create_pool(server_env["DATABASE_URL"], max_size=2)
+        made = []
+        try:
+            await daily.make_partitions(pool, first, today)
+            for language in STREAK_LANGUAGES:
+                token = players.new_token()
+                player = await players.create(pool, None, "UTC", now - timedelta(days=9), token)
+                for n in range(7):
+                    day = first + timedelta(days=n)
+                    at = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+                    run = daily.VerifiedRun(day, [[9], [8], [7]], 10, 0, at).of(player)
+                    [stored] = await daily.submit_batch(pool, [run])
+                    assert isinstance(stored, daily.Stored) and stored.run.streak_current == n + 1
+                made.append({"id": str(player.id), "token": token, "language": language})
+        finally:
+            await pool.close()
+        return made
+
+    return {"SHUTBOX_STREAK_PLAYERS": json.dumps(asyncio.run(prepare()))}
+
+
+PREPARATIONS: dict[str, Preparation] = {
+    "archive.mjs": an_archive_date,
+    "phone.mjs": solo_deals,
+    "streak.mjs": players_who_missed_yesterday,
+}
 
 
 def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -> str:
@@ -154,6 +194,9 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
         ),
         pytest.param(
             "archive.mjs", "archive-3-practice-list.png", id="an_earlier_date_as_practice_and_stats"
+        ),
+        pytest.param(
+            "streak.mjs", "streak-nl-2-result.png", id="a_streak_kept_by_a_freeze_in_four_languages"
         ),
         pytest.param(
             "series.mjs",
