@@ -159,9 +159,10 @@ async def test_a_refused_request_takes_no_token_from_its_other_limits() -> None:
 async def test_requests_sharing_one_redis_call_are_taken_in_order_as_in_a_process(
     redis_prefix: str, shared_redis_url: str
 ) -> None:
-    """Requests of several clients at once (one script call, or one per hash slot on a
-    cluster): each is all or nothing, in order, exactly as the in-process buckets
-    decide them one after another."""
+    """Requests of several clients at once, taken in Redis by the limiter's batches (the
+    first alone, the rest together; one script call a hash slot on a cluster): each is
+    all or nothing, in order, exactly as the in-process buckets decide them one after
+    another."""
     import secrets
 
     address, token, other = Limit(4, 3600), Limit(2, 3600), Limit(1, 3600)
