@@ -124,14 +124,7 @@ class StreakRow(msgspec.Struct, frozen=True):
 
     @property
     def runs(self) -> StreakRuns:
-        return StreakRuns(
-            self.latest_length,
-            self.best,
-            self.last_played,
-            self.freezes,
-            self.weekly_length,
-            self.weekly_best,
-        )
+        return StreakRuns(*(getattr(self, name) for name in STREAK_COLUMNS))
 
 
 class BatchRead(msgspec.Struct, frozen=True):
@@ -403,17 +396,10 @@ class Batch:
         )
 
 
-class StreakWritten(msgspec.Struct, frozen=True):
+class StreakWritten(StreakRow, frozen=True):
     """A player's streak row as a batch writes it, as the batch read it (all None: none),
     and what the batch's runs of the player add to its counters (``PlayerCounters``)."""
 
-    player_id: uuid.UUID
-    latest_length: int
-    best: int
-    last_played: date
-    freezes: int
-    weekly_length: int
-    weekly_best: int
     was_length: int | None
     was_best: int | None
     was_last_played: date | None
@@ -510,16 +496,15 @@ async def make_partitions_ahead(pool: asyncpg.Pool, launch: date, now: datetime)
     await make_partitions(pool, launch, now.date() + PARTITIONS_AHEAD)
 
 
+STREAK_COLUMNS: Final = (
+    "latest_length", "best", "last_played", "freezes", "weekly_length", "weekly_best"
+)  # fmt: skip
+"""The columns of a streak row that make its ``StreakRuns``, in their order."""
+
+
 def streak_of(row: asyncpg.Record) -> StreakRuns:
     """The streak runs of a row that has the streak row's columns."""
-    return StreakRuns(
-        row["latest_length"],
-        row["best"],
-        row["last_played"],
-        row["freezes"],
-        row["weekly_length"],
-        row["weekly_best"],
-    )
+    return StreakRuns(*(row[name] for name in STREAK_COLUMNS))
 
 
 async def streak_row(

@@ -11,6 +11,7 @@ from typing import Literal
 import asyncpg
 import msgspec
 
+from service.store.daily import streak_of
 from service.store.db import QUERIES, Database, connection_of, row_as
 from service.support.calendar import StreakRuns
 
@@ -102,16 +103,7 @@ async def friends(
             name=row["name"],
             time_zone=row["time_zone"],
             closed_before=row["closed_before"],
-            streak=None
-            if row["latest_length"] is None
-            else StreakRuns(
-                row["latest_length"],
-                row["best"],
-                row["last_played"],
-                row["freezes"],
-                row["weekly_length"],
-                row["weekly_best"],
-            ),
+            streak=None if row["latest_length"] is None else streak_of(row),
             played_around=frozenset(row["played_around"]),
         )
         for row in await database.fetch(QUERIES.friends, player_id, list(around))
