@@ -197,9 +197,7 @@ UNSUPPORTED_MEDIA_TYPE = _register(
 )
 RULES_VIOLATION = _register("rules-violation", 422, N_("The request breaks the game's rules"))
 RATE_LIMITED = _register("rate-limited", 429, N_("Too many requests"))
-HEADERS_TOO_LARGE = _register(
-    "headers-too-large", 431, N_("The request headers are too large")
-)
+HEADERS_TOO_LARGE = _register("headers-too-large", 431, N_("The request headers are too large"))
 CLIENT_CLOSED_REQUEST = _register("client-closed-request", 499, N_("Client closed request"))
 INTERNAL_ERROR = _register("internal-error", 500, N_("Server error"))
 UNAVAILABLE_DEPENDENCY = _register("unavailable", 503, N_("A dependency is unavailable"))
