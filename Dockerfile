@@ -14,18 +14,22 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# The runtime dependencies first (not the dev ones), at the versions the tests ran
-# (requirements.lock, written by scripts/lock, every file's hash checked), in their own
-# layer: it is rebuilt only when the lock changes, not on every change to the code.
+# The build tools first, then the runtime dependencies (not the dev ones), at the
+# versions the tests ran (requirements-build.lock and requirements.lock, written by
+# scripts/lock, every file's hash checked), in their own layers: rebuilt only when a
+# lock changes, not on every change to the code.
+COPY requirements-build.lock ./
+RUN pip install --require-hashes -r requirements-build.lock
 COPY requirements.lock ./
 RUN pip install --require-hashes -r requirements.lock
 
-# The project itself, nothing more: pip check fails the build when pyproject.toml names
-# a dependency the lock lacks (scripts/lock was not run).
+# The project itself, nothing more, built with the locked setuptools (no build isolation:
+# nothing is fetched): pip check fails the build when pyproject.toml names a dependency
+# the lock lacks (scripts/lock was not run).
 COPY pyproject.toml README.md ./
 COPY service/ ./service/
 COPY sql/ ./sql/
-RUN pip install --no-deps -e . \
+RUN pip install --no-deps --no-build-isolation -e . \
     && pip check \
     && shutbox --help > /dev/null \
     && python -c "import service.app; from service.store.db import migrations; assert migrations()"

@@ -30,7 +30,7 @@ from litestar.types import (
     Send,
 )
 
-from service.api import problems
+from service.api import ops, problems
 from service.api.bodies import StrictBodyRequest, describe_request_bodies
 from service.api.boxes import BoxesController
 from service.api.daily import DailyController
@@ -144,6 +144,7 @@ def lifespan(
             settings.database_url, statement_timeout=settings.statement_timeout
         )
         cache = Cache.connect(settings.redis_url, settings.redis_prefix)
+        ops.POOLS.add(pool)
         try:
             async with pool.acquire() as connection:
                 await migrate(connection)
@@ -177,6 +178,7 @@ def lifespan(
                 logs.request_log.flush()
                 logs.request_metrics.flush()
         finally:
+            ops.POOLS.discard(pool)
             await cache.close()
             await pool.close()
 

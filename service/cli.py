@@ -117,6 +117,7 @@ def _serve(args: argparse.Namespace) -> int:
     assert settings.database_url and settings.secret
     os.environ["DATABASE_URL"] = settings.database_url
     os.environ["SHUTBOX_SECRET"] = settings.secret
+    os.environ["SHUTBOX_WORKERS"] = str(settings.workers)  # --workers too: the metrics say it
     if settings.workers > 1 and "PROMETHEUS_MULTIPROC_DIR" not in os.environ:
         try:
             os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_directory(settings)
@@ -160,7 +161,10 @@ def worker_app() -> Any:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     from service.app import create_app
+    from service.support import logs
 
+    # Before the app is made: a worker that dies in its start-up is counted too.
+    logs.worker_started(Settings.from_env().workers)
     return create_app()
 
 

@@ -167,17 +167,20 @@ def _types_of(app: Litestar) -> Iterator[Any]:
 
 _DESCRIPTIONS: Final = {
     400: "Malformed request (on every operation: a query parameter given twice, or one the "
-    "operation does not list)",
+    "operation does not list; or a request the proxy in front cannot read)",
     401: "Missing or bad bearer token",
     403: "Not visible to this player yet",
     404: "Unknown resource",
-    408: "The body did not arrive in time: the connection is closed",
+    408: "The request did not arrive in time: the connection is closed",
     409: "Conflicts with stored state",
-    413: "Request body too large",
+    413: "Request body too large (the service's limit, or the proxy's)",
+    414: "The URI is too long (the proxy's limit)",
     415: "The body is not sent as application/json",
     422: "Breaks the game's rules",
     429: "Rate limited, by the service or by the proxy in front: retry after the seconds in "
     "Retry-After",
+    431: "The request headers are too large (the proxy's limit)",
+    500: "Server error (of the service, or of the proxy in front)",
     503: "A dependency is down or busy (the database, the solver; behind the proxy, every "
     "replica): retry after the seconds in Retry-After",
 }

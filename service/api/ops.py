@@ -6,8 +6,9 @@ operator's scrapers only: a client address in ``SHUTBOX_METRICS_ALLOW`` (loopbac
 default) or a bearer of ``SHUTBOX_METRICS_TOKEN``; anyone else gets the 404 of a path
 that is not there. One rendering at a time per process, off the event loop, shared by the
 scrapes that ask meanwhile. Beside the requests' counts and durations, every in-process
-cache's entries and bound (``service.caching``), read at the scrape: those of the worker
-that answers it (each worker keeps its own).
+cache's entries and bound (``service.caching``), the PostgreSQL pool's use, and whether
+the database and Redis answer (the readiness check), read at the scrape: those of the
+worker that answers it (each worker keeps its own).
 """
 
 from __future__ import annotations
@@ -149,6 +150,11 @@ class MetricsController(Controller):
         if not may_scrape(request.scope, services.settings, services.limiter):
             raise problems.NOT_FOUND(_("No such resource"))
         logs.request_metrics.flush()
+        pool, cache = services.pool, services.cache
+        # What /readyz would answer now (the checks asked meanwhile share it): Prometheus
+        # sees the database and Redis as the health checks do, at every scrape.
+        database, redis = await services.readiness(lambda: readiness(pool, cache))
+        _DEPENDENCIES.seen(database, redis)
         body = await _rendering(lambda: asyncio.to_thread(_render))
         return Response(body, status_code=200, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
@@ -182,6 +188,70 @@ class CacheSizes(Collector):
 _CACHE_SIZES: Final = CacheSizes()
 REGISTRY.register(_CACHE_SIZES)
 
+POOLS: Final[set[asyncpg.Pool]] = set()
+"""The PostgreSQL pools of this process's apps while they run (the lifespan adds and
+removes its own): one in a served process."""
+
+
+class PoolUse(Collector):
+    """``shutbox_db_pool_connections`` by ``state`` (``busy``: lent to a request;
+    ``idle``) and ``shutbox_db_pool_max``, read at the scrape: a pool whose busy
+    connections reach its bound makes requests wait for one."""
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        connections = GaugeMetricFamily(
+            "shutbox_db_pool_connections",
+            "PostgreSQL connections of the pool, busy (lent) or idle",
+            labels=["state"],
+        )
+        bound = GaugeMetricFamily(
+            "shutbox_db_pool_max", "The most PostgreSQL connections the pool opens"
+        )
+        pools = [pool for pool in POOLS if not pool.is_closing()]
+        idle = sum(pool.get_idle_size() for pool in pools)
+        connections.add_metric(["busy"], sum(pool.get_size() for pool in pools) - idle)
+        connections.add_metric(["idle"], idle)
+        bound.add_metric([], sum(pool.get_max_size() for pool in pools))
+        yield connections
+        yield bound
+
+
+_POOL_USE: Final = PoolUse()
+REGISTRY.register(_POOL_USE)
+
+
+class Dependencies(Collector):
+    """``shutbox_database_up`` and ``shutbox_redis_up``: 1 when it answered the check of
+    the latest scrape, 0 when not (``readiness``); Redis has no sample when none is
+    configured. The database down is the service down (``/readyz`` answers 503); Redis
+    down is the service slower, answering the same from PostgreSQL."""
+
+    def __init__(self) -> None:
+        self._database: float | None = None
+        self._redis: float | None = None
+
+    def seen(self, database: DatabaseState, redis: RedisState) -> None:
+        self._database = 1.0 if database == "up" else 0.0
+        self._redis = None if redis == "not configured" else 1.0 if redis == "up" else 0.0
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        database = GaugeMetricFamily(
+            "shutbox_database_up", "PostgreSQL answered the readiness check (1) or not (0)"
+        )
+        redis = GaugeMetricFamily(
+            "shutbox_redis_up", "Redis answered the readiness check (1) or not (0)"
+        )
+        if self._database is not None:
+            database.add_metric([], self._database)
+        if self._redis is not None:
+            redis.add_metric([], self._redis)
+        yield database
+        yield redis
+
+
+_DEPENDENCIES: Final = Dependencies()
+REGISTRY.register(_DEPENDENCIES)
+
 
 def _render() -> bytes:
     """The metrics of this process, or of every worker's (``PROMETHEUS_MULTIPROC_DIR``),
@@ -191,6 +261,8 @@ def _render() -> bytes:
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         registry.register(_CACHE_SIZES)
+        registry.register(_POOL_USE)
+        registry.register(_DEPENDENCIES)
     rendered: bytes = generate_latest(registry)
     return rendered
 

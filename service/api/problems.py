@@ -191,11 +191,13 @@ METHOD_NOT_ALLOWED = _register("method-not-allowed", 405, N_("Method not allowed
 REQUEST_TIMEOUT = _register("request-timeout", 408, N_("The request body arrived too slowly"))
 CONFLICT = _register("conflict", 409, N_("Conflicts with stored state"))
 BODY_TOO_LARGE = _register("body-too-large", 413, N_("The request body is too large"))
+URI_TOO_LONG = _register("uri-too-long", 414, N_("The URI is too long"))
 UNSUPPORTED_MEDIA_TYPE = _register(
     "unsupported-media-type", 415, N_("The request body must be JSON")
 )
 RULES_VIOLATION = _register("rules-violation", 422, N_("The request breaks the game's rules"))
 RATE_LIMITED = _register("rate-limited", 429, N_("Too many requests"))
+HEADERS_TOO_LARGE = _register("headers-too-large", 431, N_("The request headers are too large"))
 CLIENT_CLOSED_REQUEST = _register("client-closed-request", 499, N_("Client closed request"))
 INTERNAL_ERROR = _register("internal-error", 500, N_("Server error"))
 UNAVAILABLE_DEPENDENCY = _register("unavailable", 503, N_("A dependency is unavailable"))
@@ -306,10 +308,21 @@ FRIEND_CODE: Final = (INVALID_REQUEST, MISTYPED_CODE, INVALID_CODE, UNKNOWN_FRIE
 QUERY: Final = (INVALID_REQUEST,)
 """What every operation answers to a query string that gives a parameter twice or one
 the operation does not take (``service.api.front.reading``). ``documented`` adds it."""
-PROXY: Final = (RATE_LIMITED, UNAVAILABLE_DEPENDENCY)
-"""What the shipped proxy (``deploy/nginx.conf``) answers of its own, on every operation:
-too many requests in flight from one address, no replica up. ``documented`` adds them.
-(Its third, a body over the limit, is the service's own ``BODY_TOO_LARGE``.)"""
+PROXY: Final = (
+    INVALID_REQUEST,
+    REQUEST_TIMEOUT,
+    BODY_TOO_LARGE,
+    URI_TOO_LONG,
+    RATE_LIMITED,
+    HEADERS_TOO_LARGE,
+    INTERNAL_ERROR,
+    UNAVAILABLE_DEPENDENCY,
+)
+"""What the shipped proxy (``deploy/nginx.conf``) answers of its own, on every operation
+(``documented`` adds them): a request it cannot read (or in a transfer coding or HTTP
+version it does not take), one too slow, a body, a URI or headers too large, too many
+requests in flight from one address, its own failure, no replica up. (Its 405, to a
+TRACE, is on no operation; its 404 only at the URIs of these answers.)"""
 
 # The problem of a generic HTTP error, by status.
 _BY_STATUS: Final = {

@@ -18,7 +18,7 @@ from typing import Any, Final
 import msgspec
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
 access_log = logging.getLogger("shutbox.access")
@@ -180,6 +180,23 @@ REQUESTS: Final = Counter(
 DURATION: Final = Histogram(
     "shutbox_request_duration_seconds", "Time to answer an HTTP request", ["method", "path"]
 )
+
+WORKER_STARTS: Final = Counter(
+    "shutbox_worker_starts", "Worker processes started since the service started"
+)
+WORKERS: Final = Gauge(
+    "shutbox_workers",
+    "Worker processes the service runs (SHUTBOX_WORKERS)",
+    multiprocess_mode="max",
+)
+
+
+def worker_started(workers: int) -> None:
+    """A worker process of ``workers`` began: counted, so that the starts beyond the
+    ``workers`` of the service's start say a worker died and was replaced (the counts
+    of a dead worker's file stay in the sum)."""
+    WORKERS.set(workers)
+    WORKER_STARTS.inc()
 
 
 class RequestMetrics:

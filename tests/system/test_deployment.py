@@ -413,6 +413,23 @@ def test_the_api_runs_on_a_read_only_root_with_a_tmpfs_at_tmp() -> None:
     assert "TMPDIR" not in environment(API), "the temporary directory is the tmpfs"
 
 
+def test_the_proxy_runs_on_a_read_only_root_with_tmpfs_where_nginx_writes() -> None:
+    """The proxy's container can change nothing but its temporary files (the bodies it
+    buffers, /var/cache/nginx) and its pid file (/var/run); its logs go to the image's
+    standard output and error, its configuration is mounted read-only."""
+    proxy = service(PROXY)
+    assert proxy.get("read_only") is True
+    tmpfs = proxy.get("tmpfs", [])
+    entries = [tmpfs] if isinstance(tmpfs, str) else tmpfs
+    mounted = {str(entry).partition(":")[0] for entry in entries}
+    assert {"/var/cache/nginx", "/var/run"} <= mounted, mounted
+    for log in ("access_log", "error_log"):
+        (found,) = directives(http_block(), log)
+        assert found[1][0].startswith("/var/log/nginx/"), "the image links these to stdout, stderr"
+    (pid,) = directives(nginx(), "pid") or [("pid", ["/var/run/nginx.pid"], [])]
+    assert PurePosixPath(pid[1][0]).is_relative_to("/var/run"), pid
+
+
 def test_postgres_keeps_its_data_in_a_named_volume() -> None:
     sources = [str(volume).partition(":")[0] for volume in service(POSTGRES).get("volumes", [])]
     assert any(source in (compose().get("volumes") or {}) for source in sources), sources
@@ -604,18 +621,35 @@ def test_the_image_installs_the_runtime_dependencies_only() -> None:
 
 
 def test_the_image_installs_the_locked_versions() -> None:
-    """The runtime lock, every file's hash checked, then the project with nothing more:
-    the image runs the versions the tests ran, not the newest of the day it is built."""
+    """The build tools' lock, then the runtime lock, every file's hash checked, then the
+    project with nothing more, built with the locked setuptools: the image runs the
+    versions the tests ran, not the newest of the day it is built."""
     commands = [shlex.split(part) for args in arguments("RUN") for part in args.split("&&")]
     installs = [command[2:] for command in commands if command[:2] == ["pip", "install"]]
-    locked = [words for words in installs if "-r" in words or "--requirement" in words]
-    assert len(locked) == 1, "the image does not install one lock file"
-    (words,) = locked
-    assert "requirements.lock" in words and "--require-hashes" in words
-    assert copied()["requirements.lock"].parent == copied()["pyproject.toml"].parent
+    locked = {words[words.index("-r") + 1]: words for words in installs if "-r" in words}
+    assert set(locked) == {"requirements-build.lock", "requirements.lock"}, locked
+    for lock, words in locked.items():
+        assert "--require-hashes" in words, lock
+        assert copied()[lock].parent == copied()["pyproject.toml"].parent
     (project,) = [words for words in installs if "-e" in words]
     assert "--no-deps" in project, "the project's install would add unlocked versions"
-    assert installs.index(words) < installs.index(project)
+    assert "--no-build-isolation" in project, "the build would fetch setuptools unpinned"
+    order = [installs.index(locked["requirements-build.lock"])]
+    order += [installs.index(locked["requirements.lock"]), installs.index(project)]
+    assert order == sorted(order)
+
+
+def test_the_build_tools_are_pinned() -> None:
+    """pip and everything pyproject.toml's [build-system] requires, at one version each
+    with its hashes (scripts/lock writes requirements-build.lock)."""
+    pinned = dict(
+        re.findall(
+            r"^([A-Za-z0-9_.-]+)==(\S+) \\$", (ROOT / "requirements-build.lock").read_text(), re.M
+        )
+    )
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    for needed in ("pip", *(re.split(r"[<>=!~;\[ ]", req, maxsplit=1)[0] for req in build)):
+        assert needed.lower() in {name.lower() for name in pinned}, f"{needed} is not pinned"
 
 
 def test_the_image_does_not_run_as_root() -> None:

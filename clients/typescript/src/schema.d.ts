@@ -1391,6 +1391,26 @@ export interface components {
             moves: (number[] | components["schemas"]["MoveObject"])[];
         };
         /**
+         * HeadersTooLargeProblem
+         * @description The request headers are too large (/problems/headers-too-large).
+         */
+        HeadersTooLargeProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 431;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/headers-too-large";
+        };
+        /**
          * Health
          * @description The process answers.
          */
@@ -1478,6 +1498,26 @@ export interface components {
              * @constant
              */
             type: "/problems/idempotency-key-reused";
+        };
+        /**
+         * InternalErrorProblem
+         * @description Server error (/problems/internal-error).
+         */
+        InternalErrorProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 500;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/internal-error";
         };
         /**
          * InvalidCodeProblem
@@ -3398,6 +3438,26 @@ export interface components {
             type: "/problems/unsupported-media-type";
         };
         /**
+         * UriTooLongProblem
+         * @description The URI is too long (/problems/uri-too-long).
+         */
+        UriTooLongProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 414;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/uri-too-long";
+        };
+        /**
          * Variant
          * @description One field of the rules object.
          */
@@ -3528,13 +3588,40 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3546,6 +3633,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `UnavailableProblem`) */
@@ -3579,13 +3684,40 @@ export interface operations {
                     "application/json": components["schemas"]["Readiness"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -3597,6 +3729,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description Not ready: the database does not answer; or the proxy's, with no replica up (problem details: `UnavailableProblem`) */
@@ -3638,7 +3788,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunResult"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3647,7 +3797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3656,13 +3806,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -3692,6 +3851,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `SolverBusyProblem`, `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -3734,7 +3911,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedBox"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3754,7 +3931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3772,13 +3949,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["DealUsedProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -3808,6 +3994,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `SolverBusyProblem`, `UnavailableProblem`) */
@@ -3850,7 +4054,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxOut"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3879,6 +4083,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownBoxProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -3888,6 +4119,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -3932,7 +4181,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxResult"][];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3970,6 +4219,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownBoxProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -3979,6 +4255,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4033,7 +4327,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxRunResult"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4062,7 +4356,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownBoxProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4080,13 +4374,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AlreadyPlayedProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -4116,6 +4419,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `SolverBusyProblem`, `UnavailableProblem`) */
@@ -4155,7 +4476,7 @@ export interface operations {
                     "application/json": components["schemas"]["BoxRunResult"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4184,6 +4505,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownBoxProblem"] | components["schemas"]["NoBoxRunProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -4193,6 +4541,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4245,7 +4611,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4263,6 +4629,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownDateProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -4272,6 +4665,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4311,7 +4722,7 @@ export interface operations {
                     "application/json": components["schemas"]["FriendsBoard"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4349,6 +4760,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownDateProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -4358,6 +4796,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4400,7 +4856,7 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidDateProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4438,6 +4894,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownDateProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -4447,6 +4930,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4492,7 +4993,7 @@ export interface operations {
                     "application/json": components["schemas"]["PracticeRunResult"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4521,7 +5022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownDateProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4530,13 +5031,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -4566,6 +5076,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4620,7 +5148,7 @@ export interface operations {
                     "application/json": components["schemas"]["DailyRunResult"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `InvalidDateProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4649,7 +5177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownDateProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4667,13 +5195,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AlreadyPlayedProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -4703,6 +5240,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4742,7 +5297,7 @@ export interface operations {
                     "application/json": components["schemas"]["OfficialRunResult"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4771,6 +5326,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NoOfficialRunProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -4780,6 +5362,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4819,7 +5419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ShareText"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidDateProblem`, `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4848,6 +5448,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NoOfficialRunProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -4857,6 +5484,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4897,7 +5542,7 @@ export interface operations {
                     "application/json": components["schemas"]["DealOut"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4906,7 +5551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -4915,13 +5560,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -4942,6 +5596,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -4978,7 +5650,7 @@ export interface operations {
                     "application/json": components["schemas"]["FriendWithStreak"][];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4998,6 +5670,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -5007,6 +5706,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5058,7 +5775,7 @@ export interface operations {
                     "application/json": components["schemas"]["Friend"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5087,7 +5804,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownFriendCodeProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5105,13 +5822,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TooManyFriendsProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -5141,6 +5867,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5178,7 +5922,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5207,6 +5951,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["NotAFriendProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -5216,6 +5987,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5256,7 +6045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Hint"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5265,7 +6054,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5274,13 +6063,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -5310,6 +6108,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `SolverBusyProblem`, `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5350,7 +6166,7 @@ export interface operations {
                     "application/json": components["schemas"]["LegalMoves"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5359,7 +6175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5368,13 +6184,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -5404,6 +6229,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5455,7 +6298,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedPlayer"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5464,7 +6307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["InvalidIdempotencyKeyProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5482,13 +6325,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TokenNotKeptProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -5518,6 +6370,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5558,7 +6428,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedPlayer"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5576,7 +6446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownTransferCodeProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5594,13 +6464,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TokenTakenProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -5630,6 +6509,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5666,7 +6563,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerWithStreak"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5686,6 +6583,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -5695,6 +6619,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5735,7 +6677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Player"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5755,7 +6697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -5773,13 +6715,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TimeZoneChangeTooSoonProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -5809,6 +6760,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5845,7 +6814,7 @@ export interface operations {
                     "application/json": components["schemas"]["FriendCode"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5865,6 +6834,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -5874,6 +6870,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5915,7 +6929,7 @@ export interface operations {
                     "application/json": components["schemas"]["HistoryEntry"][];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5935,6 +6949,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -5944,6 +6985,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -5985,7 +7044,7 @@ export interface operations {
                     "application/json": components["schemas"]["PracticeListed"][];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6005,6 +7064,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -6014,6 +7100,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -6050,7 +7154,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerStats"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6070,6 +7174,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -6079,6 +7210,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -6115,7 +7264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Streak"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6135,6 +7284,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -6144,6 +7320,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -6180,7 +7374,7 @@ export interface operations {
                     "application/json": components["schemas"]["Today"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6200,6 +7394,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -6209,6 +7430,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -6245,7 +7484,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransferCode"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6265,6 +7504,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -6274,6 +7540,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -6310,13 +7594,40 @@ export interface operations {
                     "application/json": components["schemas"]["RulesCatalog"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
@@ -6328,6 +7639,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `UnavailableProblem`) */
@@ -6370,7 +7699,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesOut"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6390,7 +7719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -6399,13 +7728,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -6435,6 +7773,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `SolverBusyProblem`, `UnavailableProblem`) */
@@ -6474,7 +7830,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesOut"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6512,6 +7868,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownSeriesProblem"];
                 };
             };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
             /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
             429: {
                 headers: {
@@ -6521,6 +7904,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -6571,7 +7972,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesOut"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6600,7 +8001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownSeriesProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -6618,13 +8019,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["SeriesStartedProblem"] | components["schemas"]["SeriesFullProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -6654,6 +8064,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
@@ -6710,7 +8138,7 @@ export interface operations {
                     "application/json": components["schemas"]["SeriesRunResult"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `InvalidIdempotencyKeyProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6748,7 +8176,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["UnknownSeriesProblem"];
                 };
             };
-            /** @description The body did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -6766,13 +8194,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["AlreadyPlayedProblem"];
                 };
             };
-            /** @description Request body too large (problem details: `BodyTooLargeProblem`) */
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
             413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description The body is not sent as application/json (problem details: `UnsupportedMediaTypeProblem`) */
@@ -6802,6 +8239,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `SolverBusyProblem`, `UnavailableProblem`) */
@@ -6854,13 +8309,40 @@ export interface operations {
                     "application/json": components["schemas"]["Solution"];
                 };
             };
-            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list) (problem details: `InvalidRequestProblem`) */
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
                 };
             };
             /** @description Breaks the game's rules (problem details: `NotATileProblem`, `TileRepeatedProblem`) */
@@ -6881,6 +8363,24 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
                 };
             };
             /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `SolverBusyProblem`, `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */

@@ -35,14 +35,19 @@ from shutbox_client.models import (
     CreatedPlayer,
     DailyDice,
     DailyRunResult,
+    HeadersTooLargeProblem,
     Hint,
     HintRequest,
+    InternalErrorProblem,
+    InvalidRequestProblem,
     NewBox,
     NewPlayer,
     OfficialRunResult,
     RateLimitedProblem,
+    RequestTimeoutProblem,
     RunSubmission,
     UnavailableProblem,
+    UriTooLongProblem,
     WrongTotalProblem,
 )
 from shutbox_client.types import Response, Unset
@@ -181,10 +186,31 @@ def play_box(api: AuthenticatedClient, box: CreatedBox) -> BoxRunResult:
     )
 
 
+ProxyProblem = (
+    InvalidRequestProblem
+    | RequestTimeoutProblem
+    | BodyTooLargeProblem
+    | UriTooLongProblem
+    | RateLimitedProblem
+    | HeadersTooLargeProblem
+    | InternalErrorProblem
+    | UnavailableProblem
+)
+FRONTED: dict[int, type[ProxyProblem]] = {
+    400: InvalidRequestProblem,
+    408: RequestTimeoutProblem,
+    413: BodyTooLargeProblem,
+    414: UriTooLongProblem,
+    429: RateLimitedProblem,
+    431: HeadersTooLargeProblem,
+    500: InternalErrorProblem,
+    503: UnavailableProblem,
+}
+"""The problem the proxy answers with, by status (``problems.PROXY``)."""
+
+
 def proxy(answers: list[tuple[int, str]]) -> None:
-    """The proxy's own answers, as the client reads them on operations it fronts: any
-    operation for too many requests and no replica up, one with a body for a body too
-    large."""
+    """The proxy's own answers, as the client reads them on every operation it fronts."""
     for status, body in answers:
 
         def answer(
@@ -198,28 +224,18 @@ def proxy(answers: list[tuple[int, str]]) -> None:
             httpx.Client(base_url="http://proxy.invalid", transport=httpx.MockTransport(answer))
         )
         position = HintRequest(open_=[1, 2], roll=[1, 2])
-        read: list[tuple[str, int]]
-        fronted: dict[int, type[RateLimitedProblem] | type[UnavailableProblem]] = {
-            429: RateLimitedProblem,
-            503: UnavailableProblem,
-        }
-        if status in fronted:  # every operation: one without a body, a path's, a body's
-            kind = fronted[status]
-            read = [
-                (p.type_, p.status)
-                for p in (
-                    expect(healthz.sync_detailed(client=anyone), kind, status),
-                    expect(get_daily_dice.sync_detailed(DAY, client=anyone), kind, status),
-                    expect(hint.sync_detailed(client=anyone, body=position), kind, status),
-                )
-            ]
-        elif status == 413:
-            too_large = expect(
-                hint.sync_detailed(client=anyone, body=position), BodyTooLargeProblem, 413
-            )
-            read = [(too_large.type_, too_large.status)]
-        else:
+        kind = FRONTED.get(status)
+        if kind is None:
             raise AssertionError(f"the proxy answers {status}: which problem is it?")
+        # Every operation: one without a body, a path's, a body's.
+        read = [
+            (p.type_, p.status)
+            for p in (
+                expect(healthz.sync_detailed(client=anyone), kind, status),
+                expect(get_daily_dice.sync_detailed(DAY, client=anyone), kind, status),
+                expect(hint.sync_detailed(client=anyone, body=position), kind, status),
+            )
+        ]
         sent = json.loads(body)
         assert all(kind == (sent["type"], sent["status"]) for kind in read), (read, sent)
     print(f"ok the proxy's answers ({len(answers)})")
