@@ -115,10 +115,17 @@ const readyz: Step = async (api) => {
     const database: "up" | "down" = error.database;
     show(error.status, database, error.redis);
   } else {
-    // A query parameter it does not take (400), or the proxy's own: too many requests
-    // in flight, or no replica up.
-    const kind: "/problems/invalid-request" | "/problems/rate-limited" | "/problems/unavailable" =
-      error.type;
+    // A query parameter it does not take (400), or the proxy's own answers (a request it
+    // cannot read, too long or too large, too many in flight, no replica up, ...).
+    const kind:
+      | "/problems/invalid-request"
+      | "/problems/request-timeout"
+      | "/problems/body-too-large"
+      | "/problems/uri-too-long"
+      | "/problems/rate-limited"
+      | "/problems/headers-too-large"
+      | "/problems/internal-error"
+      | "/problems/unavailable" = error.type;
     show(kind, error.detail);
   }
 };
