@@ -5,6 +5,7 @@ span; with tracing off nothing of OpenTelemetry is set up at all."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -186,7 +187,7 @@ async def test_a_log_line_within_a_span_names_it(settings: Settings, clock: Fixe
 def log_line_within_a_span(traced: Traced) -> None:
     tracer = traced.provider.get_tracer("test")
     with tracer.start_as_current_span("work") as span:
-        record = logs.logging.LogRecord("shutbox", 30, "", 0, "inside", (), None)
+        record = logging.LogRecord("shutbox", logging.WARNING, "", 0, "inside", (), None)
         line = json.loads(logs.JsonFormatter().format(record))
     context = span.get_span_context()
     assert (line["trace_id"], line["span_id"]) == (
