@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import date
-from typing import Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import asyncpg
 from litestar import Litestar, Router
@@ -17,6 +18,7 @@ from litestar.enums import ScopeType
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import ScalarRenderPlugin
 from litestar.openapi.spec import Components, License, OpenAPI, SecurityScheme, Server
+from litestar.plugins import PluginProtocol
 from litestar.types import (
     ASGIApp,
     ControllerRouterHandler,
@@ -61,10 +63,13 @@ from service.store import daily, embedded, idempotency
 from service.store.cache import Cache
 from service.store.db import create_pool, migrate
 from service.store.solving import Solver
-from service.support import logs
+from service.support import logs, tracing
 from service.support.clock import Clock, SystemClock
 from service.support.settings import Settings
 from service.web import play_router
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import TracerProvider
 
 VERSION = "1.0.0"
 DOCS: Final = "/schema"
@@ -219,6 +224,26 @@ class App(RoutedBehind):
         self.hot_routes: Sequence[HotRoute] = hot_routes(self.routes)
         self.front: ASGIApp | None = None
         self.observed = logs.observe_middleware(self.route)
+        telemetry = self._telemetry()
+        if telemetry is not None:
+            # A request's span around all of it, whichever way it is answered: its log
+            # line and metrics, the service's middleware before the framework, the framework.
+            self.observed = telemetry.middleware(app=self.observed)
+
+    def _telemetry(self) -> Any:
+        """Litestar's OpenTelemetry plugin, when the app has it (traces on)."""
+        try:
+            return self.plugins.get("OpenTelemetryPlugin")
+        except KeyError:
+            return None
+
+    def _create_asgi_handler(self) -> ASGIApp:
+        """The framework's layers, without the OpenTelemetry plugin's: that one wraps the
+        whole app instead (``__init__``), the requests answered before the framework too."""
+        handler = super()._create_asgi_handler()
+        if self._telemetry() is None:
+            return handler
+        return cast("ASGIApp", handler.app)  # type: ignore[attr-defined]
 
     def before_router(self, router: ASGIApp) -> ASGIApp:
         """The rate limits of a request no handler takes, around the router."""
@@ -325,21 +350,39 @@ def route_handlers() -> list[ControllerRouterHandler]:
     ]
 
 
+def telemetry_plugin(provider: TracerProvider) -> PluginProtocol:
+    """Litestar's OpenTelemetry plugin: a span per request, named by its method and path,
+    whose children are the request's statements and Redis calls. No spans of their own
+    for the ASGI messages received and sent: a dozen a request, of no use here."""
+    from litestar.plugins.opentelemetry import OpenTelemetryConfig, OpenTelemetryPlugin
+
+    return OpenTelemetryPlugin(
+        OpenTelemetryConfig(tracer_provider=provider, exclude_spans=["receive", "send"])
+    )
+
+
 def create_app(
     settings: Settings | None = None,
     clock: Clock | None = None,
     handlers: Sequence[ControllerRouterHandler] | None = None,
+    tracer_provider: TracerProvider | None = None,
 ) -> Litestar:
     """The application; with no settings, from the environment (embedded database if
-    none); with no handlers, of the service's routes (``route_handlers``)."""
+    none); with no handlers, of the service's routes (``route_handlers``). Traced with
+    ``tracer_provider``, or as the ``OTEL_*`` variables say (``support.tracing``)."""
     settings = embedded.resolve(settings or Settings.from_env())
     logs.configure(settings.log_level)
+    provider = tracer_provider or tracing.from_environment(os.environ)
+    plugins: list[PluginProtocol] = [problems.plugin()]
+    if provider is not None:
+        tracing.install(provider)
+        plugins.append(telemetry_plugin(provider))
     app = App(
         route_handlers=list(handlers if handlers is not None else route_handlers()),
         dependencies=DEPENDENCIES,
         lifespan=[lifespan(settings, clock or SystemClock())],
         middleware=[framework_middleware],
-        plugins=[problems.plugin()],
+        plugins=plugins,
         exception_handlers={Exception: problems.internal_error},
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,

@@ -14,8 +14,11 @@ for a crowd).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Generic, TypeVar
+
+from service.support import tracing
 
 In = TypeVar("In")
 Out = TypeVar("Out")
@@ -40,18 +43,26 @@ class Batcher(Generic[In, Out]):
         self._handle = handle
         self.max_batch = max_batch
         self._queue: list[tuple[In, asyncio.Future[Out] | None]] = []
+        # With traces on, the context of each item's caller, so that a batch's statements
+        # are the children of the request that opened it (the batch's first), not of
+        # the one whose call started the draining task.
+        self._contexts: list[contextvars.Context] = []
         self._drain_task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
 
     async def __call__(self, item: In) -> Out:
         future: asyncio.Future[Out] = asyncio.get_running_loop().create_future()
         self._queue.append((item, future))
+        if tracing.installed:
+            self._contexts.append(contextvars.copy_context())
         self._drain_soon()
         return await future
 
     def send(self, item: In, within: float = 0.0) -> None:
         """``item`` handled within ``within`` seconds, its answer dropped."""
         self._queue.append((item, None))
+        if tracing.installed:
+            self._contexts.append(contextvars.copy_context())
         if within <= 0:
             self._drain_soon()
         elif self._timer is None and (self._drain_task is None or self._drain_task.done()):
@@ -77,8 +88,16 @@ class Batcher(Generic[In, Out]):
             while self._queue:
                 batch = self._queue[: self.max_batch]
                 del self._queue[: self.max_batch]
+                items = [item for item, _ in batch]
+                context = self._contexts[0] if self._contexts else None
+                del self._contexts[: self.max_batch]
                 try:
-                    answers = list(await self._handle([item for item, _ in batch]))
+                    if context is None:
+                        answers = list(await self._handle(items))
+                    else:
+                        answers = list(
+                            await asyncio.create_task(self._handle_all(items), context=context)
+                        )
                     if len(answers) != len(batch):
                         raise RuntimeError(f"{len(answers)} answers to {len(batch)} items")
                 except Exception as error:
@@ -98,6 +117,10 @@ class Batcher(Generic[In, Out]):
                 if future is not None and not future.done():
                     future.set_exception(RuntimeError("the batcher stopped"))
             self._queue.clear()
+            self._contexts.clear()
+
+    async def _handle_all(self, items: list[In]) -> Sequence[Out | Exception]:
+        return await self._handle(items)
 
 
 class SharedFlight(Generic[Out]):

@@ -21,6 +21,9 @@ from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Sen
 from prometheus_client import Counter, Gauge, Histogram
 
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
+span_ids: Callable[[], tuple[str, str] | None] | None = None
+"""The current span's trace and span ids, when traces are on (``tracing.install``): None
+otherwise, so that a log line costs nothing more with them off."""
 access_log = logging.getLogger("shutbox.access")
 
 _STANDARD: Final = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message"}
@@ -38,6 +41,9 @@ class JsonFormatter(logging.Formatter):
         rid = request_id.get()
         if rid:
             entry["request_id"] = rid
+        ids = span_ids() if span_ids is not None else None
+        if ids is not None:
+            entry["trace_id"], entry["span_id"] = ids
         entry.update({k: v for k, v in record.__dict__.items() if k not in _STANDARD})
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
@@ -69,6 +75,13 @@ class RequestLine(msgspec.Struct, gc=False):
     ms: float
 
 
+class TracedRequestLine(RequestLine, gc=False):
+    """A request's line when traces are on: its span's ids after the rest."""
+
+    trace_id: str
+    span_id: str
+
+
 PATH_LOGGED: Final = 512  # characters: a longer path is cut, it is somebody's junk
 METHOD_LOGGED: Final = 32  # characters: WebDAV's longest has 16; anything longer is junk
 
@@ -85,10 +98,11 @@ def _flush_later(flush: Callable[[], None]) -> bool:
     return True
 
 
-Logged = tuple[float, str, str, str, int, float]
+Logged = tuple[float, str, str, str, int, float, tuple[str, str] | None]
 """A request as the log keeps it until written: when it ended (epoch seconds), its id,
-method (cut to ``METHOD_LOGGED``), path (cut to ``PATH_LOGGED``), status and duration
-(seconds). The id is the client's only when short (``_incoming_id``)."""
+method (cut to ``METHOD_LOGGED``), path (cut to ``PATH_LOGGED``), status, duration
+(seconds) and its span's trace and span ids (traces on). The id is the client's only
+when short (``_incoming_id``)."""
 
 
 class RequestLog:
@@ -120,9 +134,25 @@ class RequestLog:
             self._stamp = f"{self._second_stamp}.{millisecond % 1000:03d}Z"
         return self._stamp
 
-    def request(self, rid: str, method: str, path: str, status: int, seconds: float) -> None:
+    def request(
+        self,
+        rid: str,
+        method: str,
+        path: str,
+        status: int,
+        seconds: float,
+        ids: tuple[str, str] | None = None,
+    ) -> None:
         first = not self._kept
-        kept = (time.time(), rid, method[:METHOD_LOGGED], path[:PATH_LOGGED], status, seconds)
+        kept = (
+            time.time(),
+            rid,
+            method[:METHOD_LOGGED],
+            path[:PATH_LOGGED],
+            status,
+            seconds,
+            ids,
+        )
         self._kept.append(kept)
         if (first and not _flush_later(self.flush)) or len(self._kept) >= self.FLUSH_LINES:
             self.flush()  # the timer set for them finds nothing, or the next ones
@@ -142,7 +172,20 @@ class RequestLog:
                     status,
                     round(seconds * 1000, 2),
                 )
-                for ended, rid, method, path, status, seconds in kept
+                if ids is None
+                else TracedRequestLine(
+                    self._time(ended),
+                    "info",
+                    "shutbox.access",
+                    "client closed request" if status == CLIENT_CLOSED else "request",
+                    rid,
+                    method,
+                    path,
+                    status,
+                    round(seconds * 1000, 2),
+                    *ids,
+                )
+                for ended, rid, method, path, status, seconds, ids in kept
             ]
         )
 
@@ -302,7 +345,8 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
             labelled = method if method in HTTP_METHODS else OTHER_METHOD
             request_metrics.add(labelled, path, status, elapsed)
             if access_log.isEnabledFor(logging.INFO):
-                request_log.request(rid, method, scope["path"], status, elapsed)
+                ids = span_ids() if span_ids is not None else None
+                request_log.request(rid, method, scope["path"], status, elapsed, ids)
             request_id.reset(token)
 
     return middleware

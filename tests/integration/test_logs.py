@@ -15,8 +15,8 @@ def test_a_kept_request_becomes_the_line_the_log_writes() -> None:
     ended = datetime(2026, 11, 30, 9, 5, 7, 45_000, tzinfo=UTC).timestamp()
     lines = RequestLog().lines(
         [
-            (ended, "abc-1", "GET", "/v1/daily/2026-11-29", 200, 0.001234),
-            (ended + 1.5, "abc-2", "POST", "/v1/analyze", CLIENT_CLOSED, 0.25),
+            (ended, "abc-1", "GET", "/v1/daily/2026-11-29", 200, 0.001234, None),
+            (ended + 1.5, "abc-2", "POST", "/v1/analyze", CLIENT_CLOSED, 0.25, None),
         ]
     )
     assert lines.endswith(b"\n") and lines.count(b"\n") == 2
@@ -39,6 +39,19 @@ def test_a_kept_request_becomes_the_line_the_log_writes() -> None:
         CLIENT_CLOSED,
         250.0,
     )
+
+
+def test_a_traced_request_has_its_span_after_the_other_fields() -> None:
+    ids = ("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331")
+    [untraced, traced] = map(
+        json.loads,
+        RequestLog()
+        .lines([(0.0, "a", "GET", "/", 200, 0.001, None), (0.0, "b", "GET", "/", 200, 0.001, ids)])
+        .splitlines(),
+    )
+    assert "trace_id" not in untraced
+    assert list(traced) == [*untraced, "trace_id", "span_id"]
+    assert (traced["trace_id"], traced["span_id"]) == ids
 
 
 def test_requests_are_written_at_the_flush_and_a_long_path_is_cut(
