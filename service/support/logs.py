@@ -158,36 +158,18 @@ class RequestLog:
             self.flush()  # the timer set for them finds nothing, or the next ones
 
     def lines(self, kept: list[Logged]) -> bytes:
-        """The kept requests as the log's JSON lines, each ending with a newline."""
-        return self._encode_lines(
-            [
-                RequestLine(
-                    self._time(ended),
-                    "info",
-                    "shutbox.access",
-                    "client closed request" if status == CLIENT_CLOSED else "request",
-                    rid,
-                    method,
-                    path,
-                    status,
-                    round(seconds * 1000, 2),
-                )
-                if ids is None
-                else TracedRequestLine(
-                    self._time(ended),
-                    "info",
-                    "shutbox.access",
-                    "client closed request" if status == CLIENT_CLOSED else "request",
-                    rid,
-                    method,
-                    path,
-                    status,
-                    round(seconds * 1000, 2),
-                    *ids,
-                )
-                for ended, rid, method, path, status, seconds, ids in kept
-            ]
-        )
+        """The kept requests as the log's JSON lines, each ending with a newline (a traced
+        request's with its trace and span ids last)."""
+        lines: list[RequestLine] = []
+        for ended, rid, method, path, status, seconds, ids in kept:
+            said = "client closed request" if status == CLIENT_CLOSED else "request"
+            fields = (self._time(ended), "info", "shutbox.access", said, rid, method, path)
+            taken = round(seconds * 1000, 2)
+            if ids is None:
+                lines.append(RequestLine(*fields, status, taken))
+            else:
+                lines.append(TracedRequestLine(*fields, status, taken, *ids))
+        return self._encode_lines(lines)
 
     def flush(self) -> None:
         if not self._kept:
