@@ -351,13 +351,18 @@ def route_handlers() -> list[ControllerRouterHandler]:
 
 
 def telemetry_plugin(provider: TracerProvider) -> PluginProtocol:
-    """Litestar's OpenTelemetry plugin: a span per request, named by its method and path,
-    whose children are the request's statements and Redis calls. No spans of their own
-    for the ASGI messages received and sent: a dozen a request, of no use here."""
+    """Litestar's OpenTelemetry plugin: a span per request, named by its method and route
+    template (``tracing.name_request_span``), whose children are the request's statements
+    and Redis calls. No spans of their own for the ASGI messages received and sent: a
+    dozen a request, of no use here."""
     from litestar.plugins.opentelemetry import OpenTelemetryConfig, OpenTelemetryPlugin
 
     return OpenTelemetryPlugin(
-        OpenTelemetryConfig(tracer_provider=provider, exclude_spans=["receive", "send"])
+        OpenTelemetryConfig(
+            tracer_provider=provider,
+            exclude_spans=["receive", "send"],
+            scope_span_details_extractor=tracing.request_span_details,
+        )
     )
 
 

@@ -24,6 +24,9 @@ request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
 span_ids: Callable[[], tuple[str, str] | None] | None = None
 """The current span's trace and span ids, when traces are on (``tracing.install``): None
 otherwise, so that a log line costs nothing more with them off."""
+request_traced: Callable[[str, str], None] | None = None
+"""Names the current request's span as its metrics are labelled (method, route template),
+when traces are on (``tracing.install``): a span's name is never the path a client wrote."""
 access_log = logging.getLogger("shutbox.access")
 
 _STANDARD: Final = set(logging.LogRecord("", 0, "", 0, "", (), None).__dict__) | {"message"}
@@ -196,6 +199,13 @@ HTTP_METHODS: Final = frozenset(
 """The methods of RFC 9110 and PATCH: the metrics' ``method`` labels, with ``other`` for
 any other (every label is a series kept for good: a client must not make them)."""
 OTHER_METHOD: Final = "other"
+
+
+def method_label(method: str) -> str:
+    """The method as the metrics and traces name it: one of ``HTTP_METHODS``, or ``other``."""
+    return method if method in HTTP_METHODS else OTHER_METHOD
+
+
 UNMATCHED: Final = "unmatched"
 """The metrics' ``path`` of a request no route took (a 404, a 405): by template only."""
 
@@ -277,6 +287,15 @@ class ClientClosedRequest(Exception):
     """The client hung up before its request was read: not a server error."""
 
 
+def _method(scope: Scope) -> str:
+    return "HEAD" if scope.get(HEAD_REQUEST) else str(scope.get("method", ""))
+
+
+def _labels(scope: Scope) -> tuple[str, str]:
+    """A request's method and route as its metrics label them and its span is named."""
+    return method_label(_method(scope)), str(scope.get("path_template", UNMATCHED))
+
+
 def observe_middleware(app: ASGIApp) -> ASGIApp:
     """Per request, in one layer: an id (the client's ``X-Request-ID`` or a new one,
     echoed back), Prometheus metrics by route template, and a JSON access-log line.
@@ -311,6 +330,8 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
             if message["type"] == "http.response.start":
                 responded = True
                 status = message["status"]
+                if request_traced is not None:  # routed by now; the span still open
+                    request_traced(*_labels(scope))
                 message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
             await send(message)
 
@@ -322,13 +343,10 @@ def observe_middleware(app: ASGIApp) -> ASGIApp:
             if client_gone:
                 status = CLIENT_CLOSED
             elapsed = time.perf_counter() - started
-            method = "HEAD" if scope.get(HEAD_REQUEST) else str(scope.get("method", ""))
-            path = str(scope.get("path_template", UNMATCHED))
-            labelled = method if method in HTTP_METHODS else OTHER_METHOD
-            request_metrics.add(labelled, path, status, elapsed)
+            request_metrics.add(*_labels(scope), status, elapsed)
             if access_log.isEnabledFor(logging.INFO):
                 ids = span_ids() if span_ids is not None else None
-                request_log.request(rid, method, scope["path"], status, elapsed, ids)
+                request_log.request(rid, _method(scope), scope["path"], status, elapsed, ids)
             request_id.reset(token)
 
     return middleware

@@ -15,7 +15,7 @@ span's children, and the log lines written within it carry its ids (``logs``).""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from service.support import logs
 
@@ -115,6 +115,7 @@ def install(provider: TracerProvider) -> None:
     )
     RedisInstrumentor().instrument(tracer_provider=provider)
     logs.span_ids = current_span_ids
+    logs.request_traced = name_request_span
     global installed
     installed = True
 
@@ -127,6 +128,7 @@ def uninstall() -> None:
     AsyncPGInstrumentor().uninstrument()  # type: ignore[no-untyped-call]
     RedisInstrumentor().uninstrument()
     logs.span_ids = None
+    logs.request_traced = None
     global installed
     installed = False
 
@@ -139,3 +141,20 @@ def current_span_ids() -> tuple[str, str] | None:
     if not context.is_valid:
         return None
     return format(context.trace_id, "032x"), format(context.span_id, "016x")
+
+
+def request_span_details(scope: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The request span's name as it starts: its method as the metrics label it (the
+    route is not known yet; ``name_request_span`` adds it once the request is answered)."""
+    return logs.method_label(str(scope.get("method", ""))), {}
+
+
+def name_request_span(method: str, route: str) -> None:
+    """The current request span named by its method and route template (``unmatched`` for
+    a request no route took), as its metrics are labelled: names a client cannot multiply."""
+    from opentelemetry import trace
+
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.update_name(f"{method} {route}")
+        span.set_attribute("http.route", route)

@@ -134,7 +134,7 @@ async def official_run(traced: Traced, capsys: pytest.CaptureFixture[str], lengt
     assert answer.status_code == 201, answer.text
 
     spans = traced.spans.get_finished_spans()
-    request, below = trace_of(spans, f"POST /v1/daily/{TODAY}/runs")
+    request, below = trace_of(spans, "POST /v1/daily/{day}/runs")
     assert status_of(request) == 201
     statements = sql_of(below)
     assert statements, [s.name for s in spans]
@@ -168,7 +168,7 @@ async def framework_requests(traced: Traced) -> None:
     assert all(descends_from(span, created, spans) for span in below)
     every_below = [
         span
-        for name in ("POST /v1/players", f"GET /v1/daily/{TODAY}")
+        for name in ("POST /v1/players", "GET /v1/daily/{day}")
         for span in trace_of(spans, name)[1]
     ]
     redis_calls = [
@@ -177,6 +177,18 @@ async def framework_requests(traced: Traced) -> None:
         if s.attributes is not None and s.attributes.get("db.system") == "redis"
     ]
     assert redis_calls, [s.name for s in every_below]
+    # Spans are named by route template: what a client writes in a path never names one.
+    traced.spans.clear()
+    for path in (f"/v1/daily/{TODAY}", "/v1/no-such-thing-a1b2", f"/v1//daily/{TODAY}"):
+        await traced.client.get(path)
+    names = [s.name for s in traced.spans.get_finished_spans() if s.parent is None]
+    assert sorted(names) == ["GET /v1/daily/{day}", "GET /v1/daily/{day}", "GET unmatched"]
+    routes = [
+        s.attributes.get("http.route")
+        for s in traced.spans.get_finished_spans()
+        if s.parent is None and s.attributes
+    ]
+    assert sorted(routes) == ["/v1/daily/{day}", "/v1/daily/{day}", "unmatched"]
 
 
 async def test_a_log_line_within_a_span_names_it(settings: Settings, clock: FixedClock) -> None:
