@@ -30,6 +30,7 @@ from service.api.deps import (
     no_such_player,
     optional_player,
     player_of_hash,
+    player_read,
 )
 from service.api.document import created, documented, not_modified, resubmitted
 from service.api.front.answers import content_length
@@ -309,7 +310,7 @@ async def submit_run(
         return (201 if done.created else 200), submitted(done)
 
     try:
-        answer = await answer_keyed(request, services, scope, produce)
+        answer = await answer_keyed(request, services, scope, produce, retry_safe=True)
     except UnknownToken:
         raise no_such_player() from None
     except DateNotOpen as refused:
@@ -400,6 +401,16 @@ async def official_run_answer(scope: Scope, body: bytes, path: re.Match[str]) ->
         return await submit_run(services, TokenHash(token_hash(token)), path[1], data, request)
     except problems.ANSWERED:
         return None
+
+
+async def share_text(services: Services, player: PlayerRow, path: dict[str, str]) -> ShareText:
+    """``GET /v1/daily/{day}/share``, both ways (``player_read``)."""
+    when = parse_date(path["day"])
+    try:
+        text = await use_cases.share(services.daily, player, when, services.clock.now())
+    except REFUSALS as refusal:
+        raise refused(refusal) from None
+    return ShareText(text=text)
 
 
 class DailyController(Controller):
@@ -552,6 +563,7 @@ class DailyController(Controller):
 
     @get(
         "/{day:str}/share",
+        opt={BEFORE_FRAMEWORK: player_read(share_text)},
         operation_id="getDailyShareText",
         summary="A spoiler-free share text of the player's official run",
         description="Date, score (or a shut box), one symbol per roll; no tiles, no dice.",
@@ -561,9 +573,4 @@ class DailyController(Controller):
         ),
     )
     async def share(self, player: PlayerDep, services: ServicesDep, day: DatePath) -> ShareText:
-        when = parse_date(day)
-        try:
-            text = await use_cases.share(services.daily, player, when, services.clock.now())
-        except REFUSALS as refusal:
-            raise refused(refusal) from None
-        return ShareText(text=text)
+        return await share_text(services, player, {"day": day})

@@ -71,10 +71,21 @@ async def answer_keyed(
     services: Services,
     scope: str,
     produce: Callable[[Connection | None], Awaitable[tuple[int, bytes]]],
+    *,
+    retry_safe: bool = False,
 ) -> Answer:
     """Run ``produce`` once per idempotency key in ``scope``, when the request has one:
     it is handed the connection holding the key (its work joins the key's transaction);
-    without a key, None (its work goes where it would anyway)."""
+    without a key, None (its work goes where it would anyway).
+
+    ``retry_safe``: ``produce`` stores at most once whatever runs it again for the same
+    request, and answers a run again with what it stored (a player's official run of a
+    date: one a date, the identical run again is the stored one). Then no lock is held
+    across it and it is handed None (a daily run joins the batches in flight): the kept
+    answer is read first; after ``produce``, its answer is kept unless a request with the
+    same key kept one meanwhile, which is the answer then. Two such requests racing each
+    other both get the one kept; a crash between the work and keeping its answer leaves
+    the work, which the retry finds (what docs/performance.md says this saves)."""
     key = request.key
     if key is None:
         status, body = await produce(None)
@@ -83,14 +94,20 @@ async def answer_keyed(
         raise problems.INVALID_IDEMPOTENCY_KEY(_("Idempotency-Key: 1 to 255 printable characters"))
     digest = idempotency.request_digest(request.method, request.path, canonical(request.body))
 
-    async def kept(connection: Connection) -> idempotency.Kept:
+    async def kept(connection: Connection | None) -> idempotency.Kept:
         status, body = await produce(connection)
         return idempotency.Kept(status, body, written_in())
 
+    pool, now = services.pool, services.clock.now()
     try:
-        answer, replayed = await idempotency.once(
-            services.pool, services.clock.now(), scope, key, digest, kept
-        )
+        if not retry_safe:
+            answer, replayed = await idempotency.once(pool, now, scope, key, digest, kept)
+        elif (first := await idempotency.kept_for(pool, now, scope, key, digest)) is not None:
+            answer, replayed = first, True
+        else:
+            answer, replayed = await idempotency.keep(
+                pool, now, scope, key, digest, await kept(None)
+            )
     except idempotency.KeyReused:
         raise problems.IDEMPOTENCY_KEY_REUSED(
             _(

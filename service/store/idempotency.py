@@ -7,9 +7,11 @@ for the client that sent them. Keys live 24 hours.
 Requests with the same key wait for each other (an advisory lock), so a retry that
 races the original never creates twice. The request's own work runs on the
 connection that holds the lock, in the same transaction as its key: it never waits
-for a second connection from a pool its waiting peers may have drained. Error
-responses are not kept: they store nothing, and the same request gets the same
-error again.
+for a second connection from a pool its waiting peers may have drained (``once``).
+Work that stores at most once whatever runs it again (a player's official run of a
+date) needs no lock held across it: its answer is read before (``kept_for``) and kept
+after (``keep``), the first kept standing. Error responses are not kept: they store
+nothing, and the same request gets the same error again.
 """
 
 from __future__ import annotations
@@ -58,12 +60,42 @@ async def once(
         await connection.execute(QUERIES.idempotency_lock, scope, key)
         first = await connection.fetchrow(QUERIES.idempotency_get, scope, key, cutoff)
         if first is not None:
-            if first["request_digest"] != digest:
-                raise KeyReused
-            return Kept(first["status"], bytes(first["body"]), first["language"]), True
+            return _as_kept(first, digest), True
         kept = await produce(connection)
         await connection.execute(QUERIES.idempotency_put, scope, key, digest, *kept, now)
         return kept, False
+
+
+async def kept_for(
+    pool: asyncpg.Pool, now: datetime, scope: str, key: str, digest: bytes
+) -> Kept | None:
+    """The response kept for ``key``, if one is; ``KeyReused`` if another request's."""
+    first = await pool.fetchrow(QUERIES.idempotency_get, scope, key, now - KEEP_FOR)
+    return None if first is None else _as_kept(first, digest)
+
+
+async def keep(
+    pool: asyncpg.Pool, now: datetime, scope: str, key: str, digest: bytes, kept: Kept
+) -> tuple[Kept, bool]:
+    """Keep ``kept`` for ``key``, unless a request with the same key kept its response
+    first: the response that stands, and whether it is that other one (``KeyReused`` if
+    it answered another request). For work that stores at most once whatever runs it
+    again (``service.api.idempotency.answer_keyed``'s ``retry_safe``): nothing is held
+    while it runs."""
+    row = await pool.fetchrow(
+        QUERIES.idempotency_keep, scope, key, digest, *kept, now, now - KEEP_FOR
+    )
+    if row is not None:
+        return kept, False
+    # The key's row stands: a peer's, committed meanwhile (read in a snapshot of its own).
+    first = await pool.fetchrow(QUERIES.idempotency_get, scope, key, now - KEEP_FOR)
+    return (kept, False) if first is None else (_as_kept(first, digest), True)
+
+
+def _as_kept(row: asyncpg.Record, digest: bytes) -> Kept:
+    if row["request_digest"] != digest:
+        raise KeyReused
+    return Kept(row["status"], bytes(row["body"]), row["language"])
 
 
 async def expire(pool: asyncpg.Pool, now: datetime) -> None:

@@ -97,6 +97,62 @@ def test_fifty_identical_runs_at_once_make_one_row(
     assert asyncio.run(count_runs(database_url, player["id"])) == 1
 
 
+def test_twenty_runs_with_one_key_at_once_get_one_answer(
+    server: ServerProcess, database_url: str
+) -> None:
+    """An official run's key holds no lock while the run is stored (``retry_safe``): the
+    same keyed run sent twenty times at once, across both workers, stores one run and
+    every answer is the one kept for the key, status and bytes."""
+
+    async def scenario() -> tuple[dict[str, str], list[httpx.Response]]:
+        player, day, runs = await player_with_many_runs(server.url, 1)
+        headers = auth(player) | {"Idempotency-Key": secrets.token_hex(16)}
+        responses = await asyncio.gather(
+            *(fresh(server.url, "POST", f"/v1/daily/{day}/runs", json={"moves": runs[0]},
+                    headers=headers)
+              for _ in range(20))
+        )  # fmt: skip
+        return player, list(responses)
+
+    player, responses = asyncio.run(scenario())
+    assert len({(r.status_code, r.content) for r in responses}) == 1, responses
+    assert responses[0].status_code in (200, 201)
+    assert asyncio.run(count_runs(database_url, player["id"])) == 1
+
+
+def test_different_runs_with_one_key_at_once_store_one_and_refuse_the_rest(
+    server: ServerProcess, database_url: str
+) -> None:
+    """Ten different runs with the same key at once: one is stored and answered; every
+    other is refused (409: another run stands; or 422: the key answered another run),
+    nothing more stored; and the key then answers its own run only."""
+
+    async def scenario() -> tuple[dict[str, str], str, list[Any], list[httpx.Response]]:
+        player, day, runs = await player_with_many_runs(server.url, 10)
+        headers = auth(player) | {"Idempotency-Key": "one-key"}
+        responses = await asyncio.gather(
+            *(fresh(server.url, "POST", f"/v1/daily/{day}/runs", json={"moves": moves},
+                    headers=headers)
+              for moves in runs)
+        )  # fmt: skip
+        return player, day, runs, list(responses)
+
+    player, day, runs, responses = asyncio.run(scenario())
+    statuses = Counter(r.status_code for r in responses)
+    assert statuses[201] == 1 and statuses[409] + statuses[422] == 9, statuses
+    stored = next(n for n, r in enumerate(responses) if r.status_code == 201)
+    assert asyncio.run(count_runs(database_url, player["id"])) == 1
+    headers = auth(player) | {"Idempotency-Key": "one-key"}
+    url = f"/v1/daily/{day}/runs"
+    again = asyncio.run(
+        fresh(server.url, "POST", url, json={"moves": runs[stored]}, headers=headers)
+    )
+    assert (again.status_code, again.content) == (201, responses[stored].content)
+    other = runs[(stored + 1) % len(runs)]
+    reused = asyncio.run(fresh(server.url, "POST", url, json={"moves": other}, headers=headers))
+    assert reused.status_code == 422 and reused.json()["type"] == "/problems/idempotency-key-reused"
+
+
 @pytest.mark.parametrize("own_token", [True, False], ids=["own-token", "server-token"])
 def test_one_idempotency_key_creates_one_player_across_workers(
     server: ServerProcess, database_url: str, own_token: bool

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from service.support.clock import FixedClock
-from tests.conftest import ServerProcess, every_redis_mode
+from tests.conftest import ServerProcess, every_redis_mode, fetchval
 from tests.integration.api.helpers import auth, count_runs, daily_dice, new_player
 from tests.runs import legal_run, legal_runs, run_with_score
 
@@ -192,6 +192,31 @@ async def test_idempotency_keys(client: httpx.AsyncClient, database_url: str) ->
     assert created.content == replayed.content
     # The answer kept for the key, in the language it was written in, and saying so.
     assert created.headers["content-language"] == replayed.headers["content-language"] == "de"
+    assert await count_runs(database_url, player["id"]) == 1
+
+
+async def test_a_key_sent_after_its_run_was_stored_answers_the_stored_run(
+    client: httpx.AsyncClient, database_url: str
+) -> None:
+    """A run stored and its answer not kept (a worker that died between the two leaves
+    that; so does a run first sent without a key): the keyed retry finds the run, is
+    answered with it (200, as an identical run again), and that answer is kept."""
+    player = await new_player(client)
+    moves = legal_run(await daily_dice(client, TODAY))
+    url = f"/v1/daily/{TODAY}/runs"
+    stored = await client.post(url, json={"moves": moves}, headers=auth(player))
+    headers = {**auth(player), "Idempotency-Key": "after-the-run"}
+    retried = await client.post(url, json={"moves": moves}, headers=headers)
+    again = await client.post(url, json={"moves": moves}, headers=headers)
+    assert (stored.status_code, retried.status_code, again.status_code) == (201, 200, 200)
+    assert stored.content == retried.content == again.content
+    kept = await fetchval(
+        database_url,
+        "SELECT status FROM idempotency_keys WHERE scope = $1 AND key = $2",
+        f"player:{player['id']}",
+        "after-the-run",
+    )
+    assert kept == 200
     assert await count_runs(database_url, player["id"]) == 1
 
 
