@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import TYPE_CHECKING, Any, Final
 
 import asyncpg
+import msgspec
 from litestar import Request
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.plugins.problem_details import ProblemDetailsException
 
 from service.api import problems
+from service.api.front.hot import Answer, ByHeaders, header
 from service.api.front.ratelimit import RateLimiter
 from service.api.front.reading import bearer_token
 from service.caching import LRU
@@ -129,6 +133,29 @@ async def player_of_hash(digest: bytes, services: Services) -> PlayerRow:
         raise no_such_player()
     player_language(player.language)
     return player
+
+
+PlayerRead = Callable[["Services", PlayerRow, dict[str, str]], Awaitable[msgspec.Struct]]
+"""What a player's GET answers, from the services, the player and the path's parameters:
+the one way both take, its handler and its ``ByHeaders`` answerer (``player_read``)."""
+_encoder: Final = msgspec.json.Encoder()
+
+
+def player_read(read: PlayerRead) -> ByHeaders:
+    """``BEFORE_FRAMEWORK`` of a player's GET that ``read`` answers: the player of the
+    request's bearer token, then ``read``, encoded; a problem on the way (no token, an
+    unknown one, what ``read`` refuses) goes on to the handler, which answers it."""
+
+    async def answer(scope: Any, path: re.Match[str]) -> Answer | None:
+        services: Services = scope["app"].state.services
+        try:
+            token = header(scope, b"authorization") or ""
+            player = await player_of_header(token, services)
+            return 200, _encoder.encode(await read(services, player, path.groupdict()))
+        except problems.ANSWERED:
+            return None
+
+    return ByHeaders(answer)
 
 
 DEPENDENCIES = {

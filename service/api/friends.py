@@ -16,12 +16,21 @@ from msgspec import Meta
 from service.api import problems
 from service.api.daily import REFUSALS as DATE_REFUSALS
 from service.api.daily import DatePath, parse_date, refused
-from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
+from service.api.deps import (
+    BEARER,
+    AnyRequest,
+    PlayerDep,
+    Services,
+    ServicesDep,
+    player_read,
+)
 from service.api.document import created, documented
+from service.api.front.hot import BEFORE_FRAMEWORK
 from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import respond_once
 from service.api.schemas import NAME, SCORE, SHUT, Streak, streak_out
 from service.store.db import Connection
+from service.store.players import PlayerRow
 from service.support import codes
 from service.support.i18n import _, number
 from service.usecases import friends
@@ -101,6 +110,27 @@ class FriendsBoard(msgspec.Struct, frozen=True):
 
 
 _encoder = msgspec.json.Encoder()
+
+
+async def friends_board(
+    services: Services, player: PlayerRow, path: dict[str, str]
+) -> FriendsBoard:
+    """``GET /v1/daily/{day}/friends``, both ways (``player_read``)."""
+    when = parse_date(path["day"])
+    launch, now = services.settings.launch_date, services.clock.now()
+    try:
+        entries = await friends.board(services.daily, launch, player, when, now)
+    except DATE_REFUSALS as refusal:
+        raise refused(refusal) from None
+    return FriendsBoard(
+        date=when,
+        players=[
+            BoardPlayer(
+                id=e.id, name=e.name, score=e.score, shut=e.score == 0, rank=e.rank, me=e.me
+            )
+            for e in entries
+        ],
+    )
 
 
 class FriendsController(Controller):
@@ -227,6 +257,7 @@ class FriendsController(Controller):
 
     @get(
         "/daily/{day:str}/friends",
+        opt={BEFORE_FRAMEWORK: player_read(friends_board)},
         operation_id="getFriendsBoard",
         summary="The date's official runs by the player and their friends, best first",
         description=(
@@ -238,18 +269,4 @@ class FriendsController(Controller):
         responses=documented(problems.DATE, problems.LEADERBOARD_HIDDEN, problems.AUTHENTICATED),
     )
     async def board(self, player: PlayerDep, services: ServicesDep, day: DatePath) -> FriendsBoard:
-        when = parse_date(day)
-        launch, now = services.settings.launch_date, services.clock.now()
-        try:
-            entries = await friends.board(services.daily, launch, player, when, now)
-        except DATE_REFUSALS as refusal:
-            raise refused(refusal) from None
-        return FriendsBoard(
-            date=when,
-            players=[
-                BoardPlayer(
-                    id=e.id, name=e.name, score=e.score, shut=e.score == 0, rank=e.rank, me=e.me
-                )
-                for e in entries
-            ],
-        )
+        return await friends_board(services, player, {"day": day})

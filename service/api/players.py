@@ -14,8 +14,16 @@ from litestar.plugins.problem_details import ProblemDetailsException
 from msgspec import UNSET, Meta, UnsetType
 
 from service.api import problems
-from service.api.deps import BEARER, AnyRequest, PlayerDep, ServicesDep
+from service.api.deps import (
+    BEARER,
+    AnyRequest,
+    PlayerDep,
+    Services,
+    ServicesDep,
+    player_read,
+)
 from service.api.document import documented
+from service.api.front.hot import BEFORE_FRAMEWORK
 from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import answer_once
 from service.api.schemas import (
@@ -367,6 +375,23 @@ def stats_out(figures: Figures) -> PlayerStats:
     return PlayerStats(**{**figures._asdict(), "streak": streak_out(figures.streak)})
 
 
+async def my_streak(services: Services, player: PlayerRow, _path: dict[str, str]) -> Streak:
+    """``GET /v1/players/me/streak``, both ways (``player_read``)."""
+    return streak_out(await use_cases.streak(services.pool, player, services.clock.now()))
+
+
+async def my_today(services: Services, player: PlayerRow, _path: dict[str, str]) -> Today:
+    """``GET /v1/players/me/today``, both ways (``player_read``)."""
+    today = await use_cases.today(services.pool, player, services.clock.now())
+    return Today(
+        date=today.day,
+        closes_at=today.closes_at,
+        played=today.played,
+        at_risk=today.at_risk,
+        streak=streak_out(today.streak),
+    )
+
+
 class PlayersController(Controller):
     path = "/v1/players"
     tags = ["Players"]
@@ -534,6 +559,7 @@ class PlayersController(Controller):
 
     @get(
         "/me/streak",
+        opt={BEFORE_FRAMEWORK: player_read(my_streak)},
         operation_id="getMyStreak",
         summary="The player's daily streak",
         description=(
@@ -546,10 +572,11 @@ class PlayersController(Controller):
         responses=documented(problems.AUTHENTICATED),
     )
     async def streak(self, player: PlayerDep, services: ServicesDep) -> Streak:
-        return streak_out(await use_cases.streak(services.pool, player, services.clock.now()))
+        return await my_streak(services, player, {})
 
     @get(
         "/me/today",
+        opt={BEFORE_FRAMEWORK: player_read(my_today)},
         operation_id="getMyToday",
         summary="The player's today: its date, when it closes, and whether the streak is at risk",
         description=(
@@ -563,14 +590,7 @@ class PlayersController(Controller):
         responses=documented(problems.AUTHENTICATED),
     )
     async def today(self, player: PlayerDep, services: ServicesDep) -> Today:
-        today = await use_cases.today(services.pool, player, services.clock.now())
-        return Today(
-            date=today.day,
-            closes_at=today.closes_at,
-            played=today.played,
-            at_risk=today.at_risk,
-            streak=streak_out(today.streak),
-        )
+        return await my_today(services, player, {})
 
     @get(
         "/me/history",

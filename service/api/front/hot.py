@@ -1,10 +1,13 @@
 """The requests clients send most, answered before the framework:
-``POST /v1/analyze``, a player's official daily run, and the Daily Dice feed.
+``POST /v1/analyze``, a player's official daily run, the Daily Dice feed, and what a
+player reads after a run (the streak, the friends' board, the share text, the
+leaderboard).
 
 ``App`` runs the service's own middleware (log and metrics, language, rate limits,
 the answerers below) straight from the server for the routes whose handlers say so in
 their ``opt``: ``BEFORE_FRAMEWORK``, the handler's own answerer, typed by what it reads
-(``ByPath``: the Daily Dice feed's; ``ByBody``: the hot POSTs'). ``hot_routes``
+(``ByPath``: the Daily Dice feed's; ``ByHeaders``: the hot GETs' of a player;
+``ByBody``: the hot POSTs'). ``hot_routes``
 reads them from the router; a route is answered by its own handler's answerer, or by
 the framework. Whatever the middleware does not answer goes on to the framework, marked
 ``FRONT`` so that the same middleware inside it lets the request through. Every other
@@ -54,6 +57,9 @@ Reply = tuple[int, Headers, bytes]
 PathAnswerer = Callable[[Scope, re.Match[str]], Awaitable[Reply | None]]
 """Answers a request from its scope and its path matched, or None for the handler;
 raises ``DATABASE_DOWN`` errors."""
+HeadersAnswerer = Callable[[Scope, re.Match[str]], Awaitable[Answer | None]]
+"""Answers a request from its scope (its headers: the bearer token) and its path
+matched, or None for the handler; raises ``DATABASE_DOWN`` errors."""
 
 
 class ByBody(NamedTuple):
@@ -70,10 +76,18 @@ class ByPath(NamedTuple):
     answer: PathAnswerer
 
 
-Way = TypeVar("Way", ByBody, ByPath)
+class ByHeaders(NamedTuple):
+    """``BEFORE_FRAMEWORK`` of a GET answered from its path and headers (the player of
+    its bearer token), no body read, after the language: the answer may have text. A
+    request with a query string goes on to the handler, which reads its parameters."""
+
+    answer: HeadersAnswerer
 
 
-FastPath = ByBody | ByPath
+Way = TypeVar("Way", ByBody, ByPath, ByHeaders)
+
+
+FastPath = ByBody | ByPath | ByHeaders
 
 
 FRONT: Final = "shutbox.front"
@@ -108,8 +122,10 @@ def hot_routes(routes: Iterable[BaseRoute]) -> tuple[HotRoute, ...]:
             how = handler.opt.get(BEFORE_FRAMEWORK)
             if how is None:
                 continue
-            if not isinstance(how, ByBody | ByPath):
-                raise TypeError(f"{handler}: {BEFORE_FRAMEWORK} is ByBody or ByPath, not {how!r}")
+            if not isinstance(how, FastPath):
+                raise TypeError(
+                    f"{handler}: {BEFORE_FRAMEWORK} is ByBody, ByPath or ByHeaders, not {how!r}"
+                )
             # Static text, a parameter's name, static text, ... (``{name}`` or ``{name:type}``).
             parts = re.split(r"\{([^}:]+)[^}]*\}", route.path_format)
             static, names = parts[0::2], parts[1::2]
@@ -231,11 +247,35 @@ def answered_from_body(app: ASGIApp) -> ASGIApp:
         if answer is None:
             await app(scope, _replaying(body, receive), send)
             return
-        status, content = answer
-        headers = [(b"content-type", b"application/json"), content_length(content)]
-        await send_whole(send, status, headers, content)
+        await _send_answer(send, answer)
 
     return middleware
+
+
+def answered_from_headers(app: ASGIApp) -> ASGIApp:
+    """A middleware answering the requests of the app's hot routes that say
+    ``ByHeaders`` with their answerers; the rest, a request with a query string, and a
+    problem, go on to ``app``."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        how, path = answerer_of(scope, ByHeaders)
+        if how is None or path is None or scope.get("query_string"):
+            await app(scope, receive, send)
+            return
+        try:
+            answer = await how.answer(scope, path)
+        except DATABASE_DOWN as error:
+            await problems.answer(database_problem(error), scope, receive, send)
+            return
+        await (app(scope, receive, send) if answer is None else _send_answer(send, answer))
+
+    return middleware
+
+
+async def _send_answer(send: Send, answer: Answer) -> None:
+    status, content = answer
+    headers = [(b"content-type", b"application/json"), content_length(content)]
+    await send_whole(send, status, headers, content)
 
 
 def answerer_of(scope: Scope, kind: type[Way]) -> tuple[Way | None, re.Match[str] | None]:

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from litestar.types import ASGIApp
 
-from service.api.front.hot import answered_from_body, answered_from_path, in_framework
+from service.api.front.hot import (
+    answered_from_body,
+    answered_from_headers,
+    answered_from_path,
+    in_framework,
+)
 from service.api.front.ratelimit import rate_limit_middleware
 from service.api.front.reading import one_reading_middleware
 from service.support.i18n import language_middleware
@@ -25,8 +30,9 @@ def service_middleware(app: ASGIApp) -> ASGIApp:
     routes answered from their paths (``ByPath``: no text, before the language; the
     Daily Dice feed, the hottest path of the service, answered from its encoded copy, no
     parameters parsed, no dependencies resolved); the language; the hot routes answered
-    from their bodies (``ByBody``). Each hot route is answered by its own handler's
-    answerer, as its ``opt`` names it, and by no other."""
-    from_body = answered_from_body(app)
+    from their headers (``ByHeaders``: a player's reads) and from their bodies
+    (``ByBody``). Each hot route is answered by its own handler's answerer, as its
+    ``opt`` names it, and by no other."""
+    from_body = answered_from_headers(answered_from_body(app))
     from_path = answered_from_path(language_middleware(from_body))
     return rate_limit_middleware(one_reading_middleware(from_path))

@@ -31,7 +31,13 @@ SAMPLES = {
     "GET /v1/daily/{day}": ("GET", f"/v1/daily/{DAY}"),
     "POST /v1/analyze": ("POST", "/v1/analyze"),
     "POST /v1/daily/{day}/runs": ("POST", f"/v1/daily/{DAY}/runs"),
+    "GET /v1/players/me/streak": ("GET", "/v1/players/me/streak"),
+    "GET /v1/players/me/today": ("GET", "/v1/players/me/today"),
+    "GET /v1/daily/{day}/friends": ("GET", f"/v1/daily/{DAY}/friends"),
+    "GET /v1/daily/{day}/share": ("GET", f"/v1/daily/{DAY}/share"),
 }
+PLAYER_READS = [path for method, path in SAMPLES.values() if method == "GET"][1:]
+"""The hot GETs of a player (``ByHeaders``), in the order of ``SAMPLES``."""
 
 
 def test_each_hot_route_carries_the_template_the_router_gives(settings: Settings) -> None:
@@ -148,7 +154,7 @@ def test_a_fast_path_not_named_by_its_answerer_is_refused_at_start_up(
             async def vague(self, name: Name) -> str:
                 return name
 
-        with pytest.raises(TypeError, match="ByBody or ByPath"):
+        with pytest.raises(TypeError, match="ByBody, ByPath or ByHeaders"):
             create_app(settings, handlers=[*route_handlers(), Vague])
 
 
@@ -199,6 +205,13 @@ async def test_before_and_inside_the_framework_the_answers_are_the_same(
                 [{"Authorization": "Bearer x"}] * 2,
             ),
         ]
+        # A player's reads: the same player both ways (one who played: 200s; one who has
+        # not: the board's 403, the share's 404), and the 401s of no token or a bad one.
+        unplayed = await new_player(client)
+        for path in PLAYER_READS:
+            for headers in (auth(players[0]), auth(unplayed), {}, {"Authorization": "Bearer x"}):
+                sent.append(("GET", path, None, [headers, headers]))
+            sent.append(("GET", path, None, [{**auth(players[0]), "Accept-Language": "de"}] * 2))
         for method, path, body, (as_front, as_framework) in sent:
             content = None if body is None else msgspec.json.encode(body)
             kind = {"Content-Type": "application/json"} if body is not None else {}
@@ -217,7 +230,7 @@ async def test_metrics_count_the_hot_routes_by_template(client: httpx.AsyncClien
         """The count of each hot route's requests with the status expected below."""
         metrics = (await client.get("/metrics")).text.splitlines()
         found = []
-        for route, status in zip(SAMPLES, (200, 200, 201), strict=True):
+        for route, status in zip(SAMPLES, (200, 200, 201, 200, 200, 200, 200), strict=True):
             method, template = route.split(" ")
             labels = f'{{method="{method}",path="{template}",status="{status}"}}'
             line = f"shutbox_requests_total{labels} "
@@ -233,6 +246,8 @@ async def test_metrics_count_the_hot_routes_by_template(client: httpx.AsyncClien
     assert (await client.post("/v1/analyze", json=analyze)).status_code == 200
     run = await client.post(f"/v1/daily/{DAY}/runs", json={"moves": moves}, headers=auth(player))
     assert run.status_code == 201
+    for path in PLAYER_READS:
+        assert (await client.get(path, headers=auth(player))).status_code == 200, path
     assert await counts() == [n + 1 for n in before]
 
 
@@ -313,6 +328,8 @@ async def test_the_hot_routes_are_answered_without_the_framework(
                     f"/v1/daily/{DAY}/runs", json={"moves": moves}, headers=auth(player) | key
                 )
                 assert run.status_code == status, run.text
+        for path in PLAYER_READS:  # the reads of a player who played
+            assert (await client.get(path, headers=auth(player))).status_code == 200, path
         # The shut way answers 500 (the error on the way): a problem took it.
         problem = await client.post("/v1/analyze", json={"dice": dice, "moves": [[13]]})
         assert problem.status_code == 500
