@@ -105,6 +105,7 @@ export function friendsView() {
     invite, nameForm, boardPanel, listPanel, codePanel, redeemForm, series.el);
 
   let shown = 0; // the latest refresh: an older one's answers are not shown over it
+  let inviting = false; // a friend's invitation asks the name itself: not asked twice on screen
   /** @type {Map<string, number>} each friend's place in the list, 1-based: a nameless one's label */
   let order = new Map();
 
@@ -119,7 +120,9 @@ export function friendsView() {
   // A name, asked before what shares it with a friend; false: the player said no.
   /** @param {string} why */
   async function named(why) {
-    return askName({ required: true, why });
+    const done = await askName({ required: true, why });
+    if (done) nameForm.hidden = true;
+    return done;
   }
 
   /** @param {Schemas['FriendCode'] | null} code */
@@ -191,6 +194,8 @@ export function friendsView() {
     const answered = () => history.replaceState(null, '', '#friends');
     const close = () => {
       answered();
+      inviting = false;
+      nameForm.hidden = Boolean(storedPlayer()?.name);
       clear(invite);
       /** @type {HTMLElement} */ (el.querySelector('h1')).focus();
     };
@@ -216,6 +221,8 @@ export function friendsView() {
     const owner = shownOwner.owner.name;
     // No name yet: asked here, as part of saying yes (friends know each other by name).
     const nameless = !storedPlayer()?.name;
+    inviting = nameless;
+    if (nameless) nameForm.hidden = true;
     const inputId = uniqueId('invite-name');
     const input = h('input', { id: inputId, type: 'text', maxlength: '40', autocomplete: 'nickname', required: true, 'aria-describedby': `${inputId}-help` });
     const inputNote = h('div', { class: 'form-error', 'aria-live': 'polite' });
@@ -240,6 +247,8 @@ export function friendsView() {
         input.removeAttribute('aria-invalid');
         clear(inputNote);
         await changePlayer({ name });
+        inviting = false;
+        nameForm.hidden = true;
       }
       const said = await redeem(code);
       answered();
@@ -375,7 +384,7 @@ export function friendsView() {
     try {
       const { player, me } = await refreshPlayer();
       if (mine !== shown) return;
-      nameForm.hidden = Boolean(player.name);
+      nameForm.hidden = Boolean(player.name) || inviting;
       showCode(loadJSON(codeKey(player.id)));
       const day = todayIn(player.time_zone);
       boardDate.textContent = formatDate(day);
