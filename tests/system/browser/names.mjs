@@ -8,7 +8,7 @@
 // Anna makes a series (elimination at 45, a Medium seat): Ben's link shows it before he
 // joins (whose it is, its format, who sits at it); then both find it in "Your series".
 // Anna plays a Solo round with a hint and makes a box of it: its target, opened by Ben,
-// says the hint was taken. Cleo, nameless, closes the name question on "Make a box": it
+// says the hint was taken. The invitation in German and Norwegian. Cleo, nameless, closes the name question on "Make a box": it
 // is not asked again that day, and comes back on a later one. The name's help on the
 // Account tab says every place a name shows. Last, Anna moves to another phone: her
 // friend code is shown there too (read from the server).
@@ -30,7 +30,7 @@ function watch(page) {
 
 async function noAnonymous(page, label) {
   const said = await page.locator('body').innerText();
-  check(!/Anonymous/i.test(said), `${label}: "Anonymous" nowhere on the page`);
+  check(!/Anonym|Anoniem/i.test(said), `${label}: "Anonymous" (de, nb: "Anonym", nl: "Anoniem") nowhere on the page`);
 }
 
 async function friendsTab(page) {
@@ -191,6 +191,22 @@ await run(async (browser) => {
   check((await cleoPrompt.innerText()).includes('Daily Dice top list'), 'the question says where names show');
   await screenshot(cleo, 'names-8-asked-again-360');
   await cleoPrompt.getByRole('button', { name: 'Not now' }).click();
+
+  // The invitation in German (a 360 px phone) and Norwegian (390 px): the owner named, the
+  // name asked, in the page's language.
+  for (const [locale, options, said, asked, shot] of [
+    ['de-DE', SMALL, 'Anna lädt dich ein, Freunde zu werden', 'Dein Name', 'names-10-invite-de-360'],
+    ['nb-NO', PHONE_TALL, 'Anna inviterer deg til å bli venner', 'Navnet ditt', 'names-11-invite-nb-390'],
+  ]) {
+    const page = await newPage(browser, locale, { ...options, locale });
+    await page.goto(link);
+    const panel = view(page).locator('.invite-panel');
+    await panel.getByText(said).waitFor();
+    await panel.getByRole('textbox', { name: asked }).waitFor();
+    await noAnonymous(page, locale);
+    await screenshot(page, shot);
+    await page.context().close();
+  }
 
   // The name's help on the Account tab says every place it shows.
   await anna.goto('/play#account');
