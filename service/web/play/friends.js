@@ -255,6 +255,12 @@ export function friendsView() {
       clear(invite, h('div', { class: 'panel invite-done' }, h('p', { class: 'good', role: 'status' }, said)));
       listTitle.focus({ preventScroll: false });
     }, close);
+    input.addEventListener('keydown', (event) => { // Enter in the name says yes, as in a form
+      if (event.key === 'Enter' && !yes.disabled) {
+        event.preventDefault();
+        yes.click();
+      }
+    });
     clear(invite, h('section', { class: 'panel invite-panel', 'aria-labelledby': `${questionId}-title` },
       title,
       h('p', { id: questionId }, owner

@@ -8,7 +8,8 @@
 // Anna makes a series (elimination at 45, a Medium seat): Ben's link shows it before he
 // joins (whose it is, its format, who sits at it); then both find it in "Your series".
 // Anna plays a Solo round with a hint and makes a box of it: its target, opened by Ben,
-// says the hint was taken. The invitation in German and Norwegian. Cleo, nameless, closes the name question on "Make a box": it
+// says the hint was taken. The invitation in German and Norwegian, and by keyboard at
+// 1280×800. Cleo, nameless, closes the name question on "Make a box": it
 // is not asked again that day, and comes back on a later one. The name's help on the
 // Account tab says every place a name shows. Last, Anna moves to another phone: her
 // friend code is shown there too (read from the server).
@@ -207,6 +208,17 @@ await run(async (browser) => {
     await screenshot(page, shot);
     await page.context().close();
   }
+
+  // By keyboard on a desktop (1280×800): the name typed, Enter says yes.
+  const eve = await newPage(browser, 'Eve', { viewport: { width: 1280, height: 800 } });
+  await eve.goto(link);
+  await view(eve).locator('.invite-panel').getByText('Anna invites you').waitFor();
+  await eve.waitForFunction(() => document.activeElement?.matches('.invite-panel input'));
+  await eve.keyboard.type('Eve');
+  await eve.keyboard.press('Enter');
+  await view(eve).locator('.invite-done').getByText('You and Anna are friends now.').waitFor();
+  check((await eve.locator('dialog.name-prompt').count()) === 0, 'Eve asked once');
+  await screenshot(eve, 'names-12-keyboard-1280');
 
   // The name's help on the Account tab says every place it shows.
   await anna.goto('/play#account');
