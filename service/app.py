@@ -55,7 +55,7 @@ from service.api.headers import describe_headers
 from service.api.ops import MetricsController, OpsController
 from service.api.players import PlayersController
 from service.api.practice import PracticeController
-from service.api.series import SeriesController
+from service.api.series import PlayersSeriesController, SeriesController
 from service.caching import LRU
 from service.rules.ruleset import Rules
 from service.rules.solver import LOADED
@@ -343,6 +343,7 @@ def route_handlers() -> list[ControllerRouterHandler]:
         BoxesController,
         FriendsController,
         SeriesController,
+        PlayersSeriesController,
         GameController,
         OpsController,
         MetricsController,

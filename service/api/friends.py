@@ -28,13 +28,21 @@ from service.api.document import created, documented
 from service.api.front.hot import BEFORE_FRAMEWORK
 from service.api.front.ratelimit import OWN_LIMIT
 from service.api.idempotency import respond_once
-from service.api.schemas import NAME, SCORE, SHUT, Streak, streak_out
+from service.api.schemas import CODE_TEXT, NAME, SCORE, SHUT, Streak, streak_out
 from service.store.db import Connection
 from service.store.players import PlayerRow
 from service.support import codes
 from service.support.i18n import _, number
 from service.usecases import friends
 
+# Read by problems.parsed_code, which answers 400 invalid-code or mistyped-code.
+FriendCodePath = Annotated[
+    str,
+    PathParameter(
+        description="A friend code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens)",
+        schema_extra=CODE_TEXT,
+    ),
+]
 FriendPath = Annotated[
     UUID, PathParameter(description="The friend's player id (a UUID), as GET /v1/friends has it.")
 ]
@@ -51,6 +59,22 @@ class FriendCode(msgspec.Struct, frozen=True):
     display_code: Annotated[
         str, Meta(description="The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2.")
     ]
+
+
+class CodeOwner(msgspec.Struct, frozen=True):
+    """Who made the friend code."""
+
+    name: Annotated[str | None, Meta(description=NAME)]
+
+
+class FriendCodeShown(FriendCode, frozen=True):
+    """A friend code as whoever holds it is shown it before redeeming it: whose it is."""
+
+    owner: Annotated[
+        CodeOwner,
+        Meta(description="Who made the code: its owner's name, what they share with it."),
+    ]
+    yours: Annotated[bool, Meta(description="Whether it is the caller's own friend code.")]
 
 
 class Redeem(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -154,6 +178,62 @@ class FriendsController(Controller):
     async def make_code(self, player: PlayerDep, services: ServicesDep) -> FriendCode:
         code = await friends.new_friend_code(services.pool, player.id, services.clock.now())
         return FriendCode(code=code, display_code=codes.display(code))
+
+    @get(
+        "/players/me/friend-code",
+        operation_id="getMyFriendCode",
+        summary="The player's current friend code",
+        description=(
+            "The code the player made last (POST /v1/players/me/friend-code), on any device "
+            "the player uses; 404 `no-friend-code` before the first."
+        ),
+        security=BEARER,
+        responses=documented(problems.NO_FRIEND_CODE, problems.AUTHENTICATED),
+    )
+    async def my_code(self, player: PlayerDep, services: ServicesDep) -> FriendCode:
+        try:
+            code = await friends.current_code(services.pool, player.id)
+        except friends.NoFriendCode:
+            raise problems.NO_FRIEND_CODE(
+                _("You have no friend code yet: make one to share with your friends.")
+            ) from None
+        return FriendCode(code=code, display_code=codes.display(code))
+
+    @get(
+        "/friend-codes/{code:str}",
+        opt={OWN_LIMIT: "friends"},  # SHUTBOX_RATE_LIMIT_FRIENDS: codes must not be guessed
+        operation_id="getFriendCode",
+        summary="Whose friend code this is, before redeeming it",
+        description=(
+            "The owner's name (what whoever was given the code is about to share a "
+            "friendship with), and whether it is the caller's own code; nothing else of "
+            "the owner. Codes are read as POST /v1/friends reads them (400, 404), and the "
+            "lookups count against the same limit per client address (429), so that codes "
+            "can't be guessed this way either."
+        ),
+        security=BEARER,
+        responses=documented(problems.FRIEND_CODE, problems.AUTHENTICATED),
+    )
+    async def code_owner(
+        self, player: PlayerDep, services: ServicesDep, code: FriendCodePath
+    ) -> FriendCodeShown:
+        canonical = problems.parsed_code(code, codes.LENGTH, codes.FRIEND_CODE)
+        try:
+            owner = await friends.code_owner(services.pool, player.id, canonical)
+        except friends.UnknownFriendCode:
+            raise problems.UNKNOWN_FRIEND_CODE(
+                _(
+                    "No friend code is {code}: it may have been replaced by a newer one. "
+                    "Ask your friend for theirs.",
+                    code=codes.display(canonical),
+                )
+            ) from None
+        return FriendCodeShown(
+            code=canonical,
+            display_code=codes.display(canonical),
+            owner=CodeOwner(name=owner.name),
+            yours=owner.yours,
+        )
 
     @post(
         "/friends",

@@ -241,6 +241,7 @@ NO_BOX_RUN = _register("no-box-run", 404, N_("No run of that box by the player")
 
 # Playing together: friends.
 UNKNOWN_FRIEND_CODE = _register("unknown-friend-code", 404, N_("No such friend code"))
+NO_FRIEND_CODE = _register("no-friend-code", 404, N_("No friend code made yet"))
 OWN_FRIEND_CODE = _register("own-friend-code", 422, N_("That is your own friend code"))
 TOO_MANY_FRIENDS = _register("too-many-friends", 409, N_("Too many friends"))
 NOT_A_FRIEND = _register("not-a-friend", 404, N_("Not one of your friends"))

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Final
 
 import msgspec
 from litestar import Controller, Response, get, post
-from litestar.params import JSONBody, PathParameter
+from litestar.params import JSONBody, PathParameter, QueryParameter
 from litestar.plugins.problem_details import ProblemDetailsException
 from msgspec import UNSET, Meta, UnsetType
 
@@ -22,7 +22,10 @@ from service.api.schemas import (
     CODE_TEXT,
     DICE,
     NAME,
+    PAGE_SIZE,
+    LimitQuery,
     MovesIn,
+    OffsetQuery,
     RulesIn,
     RulesOut,
     StoredRunResult,
@@ -196,6 +199,12 @@ _ID: Final = "The player's id; absent for a computer player."
 _COMPUTER: Final = "Which computer player holds the seat; absent for a player."
 
 
+class SeatOwner(msgspec.Struct, frozen=True):
+    """A player, by name."""
+
+    name: Annotated[str | None, Meta(description=NAME)]
+
+
 class SeatOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """Who holds a seat of a series."""
 
@@ -303,6 +312,82 @@ class SeriesRunResult(StoredRunResult, frozen=True, kw_only=True):
     series: Annotated[SeriesOut, Meta(description="The series as it stood after the run.")]
 
 
+_CODE: Final = "The series code: 8 symbols and a check symbol (Crockford base32)."
+_DISPLAY_CODE: Final = "The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2."
+_STATUS: Final = (
+    "`open`: players may join (its first round is not complete); `playing`; `finished`."
+)
+
+
+class SeriesOfPlayerOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One of the player's series, in brief: where it stands for them."""
+
+    code: Annotated[str, Meta(description=_CODE)]
+    display_code: Annotated[str, Meta(description=_DISPLAY_CODE)]
+    format: Annotated[FormatOut, Meta(description="How the series is played and won.")]
+    status: Annotated[Status, Meta(description=_STATUS)]
+    rounds_complete: Annotated[
+        int,
+        Meta(
+            description="The rounds every player still in has played (once finished: the "
+            "rounds the series lasted)."
+        ),
+    ]
+    next_round: (
+        Annotated[
+            int,
+            Meta(
+                description="The round the player plays next; absent when there is none "
+                "(played every round issued to them, out, or the series finished)."
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    place: (
+        Annotated[
+            int,
+            Meta(description="The player's place once the series is finished: 1 is first; "
+                 "ties share a place."),
+        ]
+        | UnsetType
+    ) = UNSET  # fmt: skip
+
+
+class InvitedSeatOut(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """Who holds a seat, as the series' invitation shows it: a name, no score."""
+
+    name: Annotated[
+        str | None, Meta(description=NAME + " A computer player's is its level, in words.")
+    ]
+    computer: Annotated[Computer, Meta(description=_COMPUTER)] | UnsetType = UNSET
+
+
+class SeriesInviteOut(msgspec.Struct, frozen=True, kw_only=True):
+    """A series as whoever holds its code is shown it before joining: who made it, how it
+    is played, and, while anyone may join it, who sits at it. No score, no dice."""
+
+    code: Annotated[str, Meta(description=_CODE)]
+    display_code: Annotated[str, Meta(description=_DISPLAY_CODE)]
+    owner: Annotated[SeatOwner, Meta(description="Who made the series (its first seat).")]
+    rules: Annotated[RulesOut, Meta(description="The rules of every round.")]
+    format: Annotated[FormatOut, Meta(description="How the series is played and won.")]
+    shut_wins: Annotated[
+        bool, Meta(description="Whether shutting the box wins the series at once.")
+    ]
+    status: Annotated[Status, Meta(description=_STATUS + " Only an open series can be joined.")]
+    seats: Annotated[
+        int, Meta(description=f"The seats taken, the computers' counted ({MAX_SEATS} at most).")
+    ]
+    players: Annotated[
+        list[InvitedSeatOut],
+        Meta(
+            description="Every seat in seat order (the creator's first) while the series "
+            "is open, as anyone joining would see them; empty once it has begun."
+        ),
+    ]
+    joined: Annotated[bool, Meta(description="Whether the caller is in the series already.")]
+
+
 def series_out(found: SeriesView) -> SeriesOut:
     """The series as the API shows it: a computer seat named by its level (numbered where
     there are several of one level)."""
@@ -339,6 +424,28 @@ def series_out(found: SeriesView) -> SeriesOut:
             SeatOut(seat=s.seat, id=s.id, name=s.name, computer=s.computer)
             for s in (seats[w] for w in found.winners)
         ],
+    )
+
+
+def invite_out(found: use_cases.SeriesInvite) -> SeriesInviteOut:
+    levels = [p.computer for p in found.players if p.computer is not None]
+    seen: dict[Computer, int] = {}
+    return SeriesInviteOut(
+        code=found.code,
+        display_code=codes.display(found.code),
+        owner=SeatOwner(name=found.owner),
+        rules=rules_out(found.rules),
+        format=format_out(found.format),
+        shut_wins=found.shut_wins,
+        status=found.status,
+        seats=found.seats,
+        players=[
+            InvitedSeatOut(name=_computer_name(p.computer, levels, seen), computer=p.computer)
+            if p.computer is not None
+            else InvitedSeatOut(name=p.name)
+            for p in found.players
+        ],
+        joined=found.joined,
     )
 
 
@@ -529,6 +636,27 @@ class SeriesController(Controller):
             raise series_problem(refused) from None
         return series_out(found)
 
+    @get(
+        "/{code:str}/invite",
+        operation_id="getSeriesInvite",
+        summary="A series as its invitation shows it, before joining",
+        description=(
+            "For anyone holding the code: who made it, its rules and format, its status, "
+            "the seats taken and, while it is open (anyone may join it then), who sits at "
+            "it. No score and no dice: those are for its players (GET /v1/series/{code})."
+        ),
+        security=BEARER,
+        responses=documented(problems.SERIES_CODE, problems.AUTHENTICATED),
+    )
+    async def get_invite(
+        self, player: PlayerDep, services: ServicesDep, code: CodePath
+    ) -> SeriesInviteOut:
+        try:
+            found = await use_cases.invite(services.pool, parse_code(code), player.id)
+        except REFUSALS as refused:
+            raise series_problem(refused) from None
+        return invite_out(found)
+
     @post(
         "/{code:str}/rounds/{round:str}/runs",
         opt={OWN_LIMIT: STORES},  # SHUTBOX_RATE_LIMIT_STORES: a run (and the next round) a request
@@ -610,3 +738,49 @@ class SeriesController(Controller):
             return (201 if accepted.created else 200), accepted.body
 
         return await respond_once(request, services, f"player:{player.id}", produce)
+
+
+StatusQuery = Annotated[
+    Status | None,
+    QueryParameter(description="Only the series of this status: `open`, `playing`, `finished`."),
+]
+
+
+class PlayersSeriesController(Controller):
+    path = "/v1/players/me"
+    tags = ["Series"]
+
+    @get(
+        "/series",
+        operation_id="listMySeries",
+        summary="The series the player is in, newest first",
+        description=(
+            "Each in brief, as it stands for the player: its status, the rounds complete, "
+            "the round the player plays next, and the player's place once it is finished. "
+            "Only those of `status` when it is given. Page on with `offset` set to the "
+            "number of series read."
+        ),
+        security=BEARER,
+        responses=documented(problems.INVALID_REQUEST, problems.AUTHENTICATED),
+    )
+    async def mine(
+        self,
+        player: PlayerDep,
+        services: ServicesDep,
+        status: StatusQuery = None,
+        limit: LimitQuery = PAGE_SIZE,
+        offset: OffsetQuery = 0,
+    ) -> list[SeriesOfPlayerOut]:
+        page = await use_cases.of_player(services.pool, player.id, status, limit, offset)
+        return [
+            SeriesOfPlayerOut(
+                code=found.code,
+                display_code=codes.display(found.code),
+                format=format_out(found.format),
+                status=found.status,
+                rounds_complete=found.rounds_complete,
+                next_round=found.next_round if found.next_round is not None else UNSET,
+                place=found.place if found.place is not None else UNSET,
+            )
+            for found in page
+        ]

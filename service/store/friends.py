@@ -58,6 +58,12 @@ async def replace_code(database: Database, player_id: uuid.UUID, code: str, now:
     return True
 
 
+async def code_of(database: Database, player_id: uuid.UUID) -> str | None:
+    """The player's live friend code; None: they have made none."""
+    code: str | None = await database.fetchval(QUERIES.friend_code_of, player_id)
+    return code
+
+
 async def code_owner(database: Database, code: str) -> Friend | None:
     """The player whose live friend code this is; None: no such code (or revoked)."""
     row = await database.fetchrow(QUERIES.friend_code_owner, code)

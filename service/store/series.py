@@ -187,3 +187,42 @@ async def insert_run(
 async def finish(connection: Connection, code: str, now: datetime) -> None:
     """The series' last round is complete: its rounds' dice leave play."""
     await connection.execute(QUERIES.finish_series, code, now)
+
+
+class SeriesRows(msgspec.Struct, frozen=True):
+    """A series' rows: what its state is made of (``service.usecases.series.state_of``)."""
+
+    row: SeriesRow
+    seats: list[Seat]
+    rounds: list[IssuedRound]
+    scores: list[RoundScore]
+
+
+async def codes_of_player(
+    database: Database, player_id: uuid.UUID, status: str | None, limit: int, offset: int
+) -> list[str]:
+    """The codes of a page of the series the player is in, newest first; only those of
+    ``status`` unless it is None."""
+    rows = await database.fetch(QUERIES.series_of_player, player_id, status, limit, offset)
+    return [row["code"] for row in rows]
+
+
+async def many(database: Database, codes: Sequence[str]) -> dict[str, SeriesRows]:
+    """The rows of each series of ``codes`` (a page: four queries, whatever its size)."""
+    found = {
+        row["code"]: SeriesRows(row=_series(row), seats=[], rounds=[], scores=[])
+        for row in await database.fetch(QUERIES.series_by_codes, list(codes))
+    }
+    for row in await database.fetch(QUERIES.series_seats_by_codes, list(codes)):
+        found[row["series_code"]].seats.append(row_as(Seat, row))
+    for row in await database.fetch(QUERIES.series_rounds_by_codes, list(codes)):
+        found[row["series_code"]].rounds.append(
+            IssuedRound(
+                round=row["round"],
+                sequence_id=row["sequence_id"],
+                computer_scores=list(row["computer_scores"]),
+            )
+        )
+    for row in await database.fetch(QUERIES.series_run_scores_by_codes, list(codes)):
+        found[row["series_code"]].scores.append(row_as(RoundScore, row))
+    return found

@@ -29,6 +29,10 @@ class UnknownFriendCode(Exception):
     """No live friend code is this one: never made, or replaced since."""
 
 
+class NoFriendCode(Exception):
+    """The player has made no friend code yet."""
+
+
 class OwnFriendCode(Exception):
     """The player's own friend code: nobody is their own friend."""
 
@@ -70,6 +74,30 @@ async def new_friend_code(database: Database, player_id: uuid.UUID, now: datetim
         if await friends.replace_code(database, player_id, code, now):
             return code
     raise RuntimeError("no free friend code after several attempts")
+
+
+async def current_code(database: Database, player_id: uuid.UUID) -> str:
+    """The player's live friend code, on any device; ``NoFriendCode`` before the first."""
+    code = await friends.code_of(database, player_id)
+    if code is None:
+        raise NoFriendCode
+    return code
+
+
+class CodeOwner(msgspec.Struct, frozen=True):
+    """Whose a friend code is, as someone holding it is told before redeeming it: the
+    owner's name (what the owner shares with it), and whether it is the asker's own."""
+
+    name: str | None
+    yours: bool
+
+
+async def code_owner(database: Database, player_id: uuid.UUID, code: str) -> CodeOwner:
+    """Whose live friend code ``code`` (a canonical code) is; ``UnknownFriendCode``."""
+    owner = await friends.code_owner(database, code)
+    if owner is None:
+        raise UnknownFriendCode
+    return CodeOwner(name=owner.name, yours=owner.id == player_id)
 
 
 async def befriend(

@@ -43,7 +43,9 @@ from service.usecases.standings import (
     NextRound,
     SeriesState,
     SeriesView,
+    Status,
     next_round,
+    status_of,
     view,
 )
 from service.usecases.tables import HoldTables
@@ -374,3 +376,95 @@ async def submit(
             body,
         )
     return Accepted(created=True, body=body)
+
+
+class SeriesOfPlayer(msgspec.Struct, frozen=True):
+    """One of the series a player is in, in brief: where it stands for them."""
+
+    code: str
+    format: Format
+    status: Status
+    rounds_complete: int
+    next_round: int | None
+    """The round the player plays next (None: none: played them all, out, or finished)."""
+    place: int | None
+    """The player's place once the series is finished."""
+
+
+async def of_player(
+    database: Database, player_id: uuid.UUID, status: Status | None, limit: int, offset: int
+) -> list[SeriesOfPlayer]:
+    """A page of the series the player is in, newest first (only those of ``status``
+    unless it is None), each as its standings have it now for the player's seat."""
+    codes = await store.codes_of_player(database, player_id, status, limit, offset)
+    found = await store.many(database, codes)
+    page = []
+    for code in codes:
+        rows = found[code]
+        state = state_of(rows.row, rows.seats, rows.rounds, rows.scores).state
+        seat = state.seat_of(player_id)
+        assert seat is not None, "the player's series have the player's seat"
+        result = state.standings()
+        page.append(
+            SeriesOfPlayer(
+                code=code,
+                format=state.format,
+                status=status_of(result),
+                rounds_complete=result.rounds_complete,
+                next_round=next_round(state, result, seat),
+                place=result.places[seat] if result.places is not None else None,
+            )
+        )
+    return page
+
+
+class InvitedSeat(msgspec.Struct, frozen=True):
+    """A seat as someone holding the series' code sees it before joining."""
+
+    name: str | None
+    computer: Computer | None
+
+
+class SeriesInvite(msgspec.Struct, frozen=True):
+    """What someone holding a series' code is shown before joining it: who made it, how
+    it is played, and, while it is open, who sits at it (its scores: only to players)."""
+
+    code: str
+    owner: str | None
+    """The creator's name."""
+    rules: Rules
+    format: Format
+    shut_wins: bool
+    status: Status
+    seats: int
+    """The seats taken, the computers' counted."""
+    players: tuple[InvitedSeat, ...]
+    """Every seat, in seat order, while the series is open (anyone may join then, and so
+    see them); empty once it has begun."""
+    joined: bool
+    """Whether the player asking is in the series already."""
+
+
+async def invite(database: Database, code: str, player_id: uuid.UUID) -> SeriesInvite:
+    """The series as its invitation shows it (``UnknownSeries``): no score, no dice."""
+    stored = await _state(database, await _series(database, code))
+    state = stored.state
+    status = status_of(state.standings())
+    holders = state.holders
+    return SeriesInvite(
+        code=code,
+        owner=next(h.name for h in holders if not isinstance(h, str) and h.seat == 0),
+        rules=state.rules,
+        format=state.format,
+        shut_wins=state.shut_wins,
+        status=status,
+        seats=state.seat_count,
+        players=tuple(_invited(h) for h in holders) if status == "open" else (),
+        joined=state.seat_of(player_id) is not None,
+    )
+
+
+def _invited(holder: Holder | Computer) -> InvitedSeat:
+    if isinstance(holder, str):
+        return InvitedSeat(name=None, computer=holder)
+    return InvitedSeat(name=holder.name, computer=None)

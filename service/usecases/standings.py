@@ -299,6 +299,12 @@ def next_round(state: SeriesState, result: Standings, seat: int) -> int | None:
     return number if number <= last_round(state.format) else None
 
 
+def status_of(result: Standings) -> Status:
+    """``open`` until its first round is complete (players may join), then ``playing``
+    until it is ``finished``."""
+    return "finished" if result.finished else "open" if result.rounds_complete == 0 else "playing"
+
+
 def view(
     state: SeriesState, result: Standings, viewer: int, coming: NextRound | None
 ) -> SeriesView:
@@ -328,15 +334,12 @@ def view(
                 place=result.places[seat] if result.places is not None else None,
             )
         )
-    status: Status = (
-        "finished" if result.finished else "open" if result.rounds_complete == 0 else "playing"
-    )
     return SeriesView(
         code=state.code,
         rules=state.rules,
         format=state.format,
         shut_wins=state.shut_wins,
-        status=status,
+        status=status_of(result),
         rounds_complete=result.rounds_complete,
         next=coming,
         players=tuple(players),

@@ -58,3 +58,7 @@ WHERE r.day = $2
   AND r.player_id = ANY (ARRAY(SELECT f.friend_id FROM friendships f WHERE f.player_id = $1)
                          || $1::uuid)
 ORDER BY r.score, r.submitted_at, r.player_id;
+
+-- name: friend_code_of
+-- The player's live friend code, if they have made one.
+SELECT code FROM friend_codes WHERE player_id = $1;

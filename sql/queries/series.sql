@@ -64,3 +64,45 @@ RETURNING id;
 -- name: finish_series
 -- A series' last round is complete.
 UPDATE series SET finished_at = $2 WHERE code = $1 AND finished_at IS NULL;
+
+-- name: series_of_player
+-- A page of the series player $1 is in, newest first: $2 NULL (every one) or the status
+-- wanted; $3 the page size, $4 how many to pass over. The status is the one the standings
+-- give (service.usecases.standings): finished once stored so; else open until round 1 is
+-- complete, which (nobody is out before it, the computers play each round as it is issued)
+-- is once every player's seat has a run of round 1. A test holds the two to agree.
+SELECT s.code
+FROM series_players mine
+JOIN series s ON s.code = mine.series_code
+WHERE mine.player_id = $1
+  AND ($2::text IS NULL OR $2 = CASE
+        WHEN s.finished_at IS NOT NULL THEN 'finished'
+        WHEN (SELECT count(*) FROM series_runs r WHERE r.series_code = s.code AND r.round = 1)
+             < (SELECT count(*) FROM series_players p WHERE p.series_code = s.code) THEN 'open'
+        ELSE 'playing'
+      END)
+ORDER BY s.created_at DESC, s.code DESC
+LIMIT $3 OFFSET $4;
+
+-- name: series_by_codes
+-- The series of the codes $1 (a page of a player's: 100 at most).
+SELECT code, creator_id, rules, format, shut_wins, computers, finished_at
+FROM series WHERE code = ANY ($1::text[]);
+
+-- name: series_seats_by_codes
+-- The players of the series $1 with their names, by series and seat.
+SELECT sp.series_code, sp.player_id, p.name, sp.seat
+FROM series_players sp JOIN players p ON p.id = sp.player_id
+WHERE sp.series_code = ANY ($1::text[])
+ORDER BY sp.series_code, sp.seat;
+
+-- name: series_rounds_by_codes
+-- The rounds issued of the series $1, by series and round, with the computer seats' scores.
+SELECT series_code, round, sequence_id, computer_scores
+FROM series_rounds WHERE series_code = ANY ($1::text[])
+ORDER BY series_code, round;
+
+-- name: series_run_scores_by_codes
+-- Every player's score in every round played of the series $1.
+SELECT series_code, player_id, round, score
+FROM series_runs WHERE series_code = ANY ($1::text[]);

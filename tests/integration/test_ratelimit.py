@@ -398,6 +398,7 @@ async def test_an_operations_own_limit_holds_however_its_path_is_written(
             ("POST", "/v1/players"): "accounts",
             ("POST", "/v1/players/claim"): "claims",
             ("POST", "/v1/friends"): "friends",
+            ("GET", "/v1/friend-codes/{code}"): "friends",
             ("POST", "/v1/daily/{day}/runs"): STORES,
             ("POST", "/v1/daily/{day}/practice"): stores_for_a_player,
             ("POST", "/v1/boxes"): STORES,

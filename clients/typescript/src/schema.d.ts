@@ -318,6 +318,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/friend-codes/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whose friend code this is, before redeeming it
+         * @description The owner's name (what whoever was given the code is about to share a friendship with), and whether it is the caller's own code; nothing else of the owner. Codes are read as POST /v1/friends reads them (400, 404), and the lookups count against the same limit per client address (429), so that codes can't be guessed this way either.
+         */
+        get: operations["getFriendCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/friends": {
         parameters: {
             query?: never;
@@ -470,7 +490,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The player's current friend code
+         * @description The code the player made last (POST /v1/players/me/friend-code), on any device the player uses; 404 `no-friend-code` before the first.
+         */
+        get: operations["getMyFriendCode"];
         put?: never;
         /**
          * A new friend code for the player, replacing the last
@@ -515,6 +539,26 @@ export interface paths {
          * @description One a date (the latest played). Page back with `before` set to the oldest date of the previous page.
          */
         get: operations["getMyPractice"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The series the player is in, newest first
+         * @description Each in brief, as it stands for the player: its status, the rounds complete, the round the player plays next, and the player's place once it is finished. Only those of `status` when it is given. Page on with `offset` set to the number of series read.
+         */
+        get: operations["listMySeries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -655,6 +699,26 @@ export interface paths {
          * @description For the series' players; 403 for anyone else. Another player's score in a round is shown only to a player who has played that round (to everyone once the series is finished); no round's dice are shown before the player reaches it.
          */
         get: operations["getSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/series/{code}/invite": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A series as its invitation shows it, before joining
+         * @description For anyone holding the code: who made it, its rules and format, its status, the seats taken and, while it is open (anyone may join it then), who sits at it. No score and no dice: those are for its players (GET /v1/series/{code}).
+         */
+        get: operations["getSeriesInvite"];
         put?: never;
         post?: never;
         delete?: never;
@@ -979,6 +1043,14 @@ export interface components {
             code: string;
             /** @description The client's own bearer token (recommended: a retry finds the same player); null: the server makes one. Optional: the server takes null when it is left out. */
             token?: string | null;
+        };
+        /**
+         * CodeOwner
+         * @description Who made the friend code.
+         */
+        CodeOwner: {
+            /** @description The player's name; null: the player has not given one. */
+            name: string | null;
         };
         /**
          * ComputerOut
@@ -1345,6 +1417,20 @@ export interface components {
             display_code: string;
         };
         /**
+         * FriendCodeShown
+         * @description A friend code as whoever holds it is shown it before redeeming it: whose it is.
+         */
+        FriendCodeShown: {
+            /** @description The code: 8 symbols and a check symbol (Crockford base32). */
+            code: string;
+            /** @description The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2. */
+            display_code: string;
+            /** @description Who made the code: its owner's name, what they share with it. */
+            owner: components["schemas"]["CodeOwner"];
+            /** @description Whether it is the caller's own friend code. */
+            yours: boolean;
+        };
+        /**
          * FriendWithStreak
          * @description A friend of the player, with their daily streak.
          */
@@ -1638,6 +1724,19 @@ export interface components {
              * @constant
              */
             type: "/problems/invalid-request";
+        };
+        /**
+         * InvitedSeatOut
+         * @description Who holds a seat, as the series' invitation shows it: a name, no score.
+         */
+        InvitedSeatOut: {
+            /**
+             * @description Which computer player holds the seat; absent for a player.
+             * @enum {string}
+             */
+            computer?: "easy" | "medium" | "hard";
+            /** @description The player's name; null: the player has not given one. A computer player's is its level, in words. */
+            name: string | null;
         };
         /**
          * Leaderboard
@@ -1954,6 +2053,26 @@ export interface components {
              * @constant
              */
             type: "/problems/no-box-run";
+        };
+        /**
+         * NoFriendCodeProblem
+         * @description No friend code made yet (/problems/no-friend-code).
+         */
+        NoFriendCodeProblem: {
+            /** @description What happened. Localised: in the language Accept-Language chooses (else the player's). */
+            detail: string;
+            /**
+             * @description The HTTP status of the answer, repeated.
+             * @constant
+             */
+            status: 404;
+            /** @description The problem type in a few words, the same for every problem of it. Localised: in the language Accept-Language chooses (else the player's). */
+            title: string;
+            /**
+             * @description What went wrong, as a stable URI reference relative to the service: tell the problems apart by it (the title and detail are for people).
+             * @constant
+             */
+            type: "/problems/no-friend-code";
         };
         /**
          * NoOfficialRunProblem
@@ -2697,6 +2816,14 @@ export interface components {
             seat: number;
         };
         /**
+         * SeatOwner
+         * @description A player, by name.
+         */
+        SeatOwner: {
+            /** @description The player's name; null: the player has not given one. */
+            name: string | null;
+        };
+        /**
          * SeriesBounds
          * @description What `POST /v1/series` takes: the number of each format, and the seats (`computers` takes one fewer: the creator's seat).
          */
@@ -2769,6 +2896,58 @@ export interface components {
              * @constant
              */
             type: "/problems/series-hidden";
+        };
+        /**
+         * SeriesInviteOut
+         * @description A series as whoever holds its code is shown it before joining: who made it, how it is played, and, while anyone may join it, who sits at it. No score, no dice.
+         */
+        SeriesInviteOut: {
+            /** @description The series code: 8 symbols and a check symbol (Crockford base32). */
+            code: string;
+            /** @description The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2. */
+            display_code: string;
+            /** @description How the series is played and won. */
+            format: components["schemas"]["RoundsOut"] | components["schemas"]["ToScoreOut"] | components["schemas"]["EliminationOut"];
+            /** @description Whether the caller is in the series already. */
+            joined: boolean;
+            /** @description Who made the series (its first seat). */
+            owner: components["schemas"]["SeatOwner"];
+            /** @description Every seat in seat order (the creator's first) while the series is open, as anyone joining would see them; empty once it has begun. */
+            players: components["schemas"]["InvitedSeatOut"][];
+            /** @description The rules of every round. */
+            rules: components["schemas"]["RulesOut"];
+            /** @description The seats taken, the computers' counted (16 at most). */
+            seats: number;
+            /** @description Whether shutting the box wins the series at once. */
+            shut_wins: boolean;
+            /**
+             * @description `open`: players may join (its first round is not complete); `playing`; `finished`. Only an open series can be joined.
+             * @enum {string}
+             */
+            status: "open" | "playing" | "finished";
+        };
+        /**
+         * SeriesOfPlayerOut
+         * @description One of the player's series, in brief: where it stands for them.
+         */
+        SeriesOfPlayerOut: {
+            /** @description The series code: 8 symbols and a check symbol (Crockford base32). */
+            code: string;
+            /** @description The code as people read and type it, grouped: e.g. 7M3Q-K2ZD2. */
+            display_code: string;
+            /** @description How the series is played and won. */
+            format: components["schemas"]["RoundsOut"] | components["schemas"]["ToScoreOut"] | components["schemas"]["EliminationOut"];
+            /** @description The round the player plays next; absent when there is none (played every round issued to them, out, or the series finished). */
+            next_round?: number;
+            /** @description The player's place once the series is finished: 1 is first; ties share a place. */
+            place?: number;
+            /** @description The rounds every player still in has played (once finished: the rounds the series lasted). */
+            rounds_complete: number;
+            /**
+             * @description `open`: players may join (its first round is not complete); `playing`; `finished`.
+             * @enum {string}
+             */
+            status: "open" | "playing" | "finished";
         };
         /**
          * SeriesOut
@@ -5629,6 +5808,128 @@ export interface operations {
             };
         };
     };
+    getFriendCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description A friend code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens) */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendCodeShown"];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["MistypedCodeProblem"] | components["schemas"]["InvalidCodeProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `UnknownFriendCodeProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnknownFriendCodeProblem"];
+                };
+            };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
     listFriends: {
         parameters: {
             query?: never;
@@ -6793,6 +7094,125 @@ export interface operations {
             };
         };
     };
+    getMyFriendCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FriendCode"];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `NoFriendCodeProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NoFriendCodeProblem"];
+                };
+            };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
     makeFriendCode: {
         parameters: {
             query?: never;
@@ -7042,6 +7462,123 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PracticeListed"][];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
+                };
+            };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    listMySeries: {
+        parameters: {
+            query?: {
+                /** @description Only the series of this status: `open`, `playing`, `finished`. */
+                status?: "open" | "playing" | "finished" | null;
+                /** @description Page size. */
+                limit?: number;
+                /** @description How many of the list to pass over. */
+                offset?: number;
+            };
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesOfPlayerOut"][];
                 };
             };
             /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`) */
@@ -7857,6 +8394,128 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["SeriesHiddenProblem"];
+                };
+            };
+            /** @description Unknown resource (problem details: `UnknownSeriesProblem`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnknownSeriesProblem"];
+                };
+            };
+            /** @description The request did not arrive in time: the connection is closed (problem details: `RequestTimeoutProblem`) */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestTimeoutProblem"];
+                };
+            };
+            /** @description Request body too large (the service's limit, or the proxy's) (problem details: `BodyTooLargeProblem`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BodyTooLargeProblem"];
+                };
+            };
+            /** @description The URI is too long (the proxy's limit) (problem details: `UriTooLongProblem`) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UriTooLongProblem"];
+                };
+            };
+            /** @description Rate limited, by the service or by the proxy in front: retry after the seconds in Retry-After (problem details: `RateLimitedProblem`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RateLimitedProblem"];
+                };
+            };
+            /** @description The request headers are too large (the proxy's limit) (problem details: `HeadersTooLargeProblem`) */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HeadersTooLargeProblem"];
+                };
+            };
+            /** @description Server error (of the service, or of the proxy in front) (problem details: `InternalErrorProblem`) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalErrorProblem"];
+                };
+            };
+            /** @description A dependency is down or busy (the database, the solver; behind the proxy, every replica): retry after the seconds in Retry-After (problem details: `DatabaseUnavailableProblem`, `DatabaseTimeoutProblem`, `UnavailableProblem`) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["DatabaseUnavailableProblem"] | components["schemas"]["DatabaseTimeoutProblem"] | components["schemas"]["UnavailableProblem"];
+                };
+            };
+        };
+    };
+    getSeriesInvite: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The language of the human text (problem titles and details, share text, rules lines, label words): en, nb, nl or de (no and nn read nb; regional tags their language); when it names none, the player's stored language, else English. Codes and field names never change. Answers with text say Content-Language. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description A series code, e.g. 7M3Q-K2ZD2 (any case, spaces and hyphens) */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Request fulfilled, document follows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesInviteOut"];
+                };
+            };
+            /** @description Malformed request (on every operation: a query parameter given twice, or one the operation does not list; or a request the proxy in front cannot read) (problem details: `InvalidRequestProblem`, `MistypedCodeProblem`, `InvalidCodeProblem`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InvalidRequestProblem"] | components["schemas"]["MistypedCodeProblem"] | components["schemas"]["InvalidCodeProblem"];
+                };
+            };
+            /** @description Missing or bad bearer token (problem details: `UnauthorizedProblem`) */
+            401: {
+                headers: {
+                    /** @description `Bearer`. */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnauthorizedProblem"];
                 };
             };
             /** @description Unknown resource (problem details: `UnknownSeriesProblem`) */

@@ -481,6 +481,37 @@ const makeFriendCode: Step = async (api) => {
   await waitOrShow(error, response, RETRY_LATER, { "/problems/unauthorized": "sign in again:" });
 };
 
+const getMyFriendCode: Step = async (api) => {
+  // The code made last, on any device the player uses.
+  const { data, error, response } = await api.GET("/v1/players/me/friend-code");
+  if (data) {
+    show("share", data.display_code, data.code);
+    return;
+  }
+  await waitOrShow(error, response, RETRY_LATER, {
+    "/problems/no-friend-code": "make a friend code first:",
+    "/problems/unauthorized": "sign in again:",
+  });
+};
+
+const getFriendCode: Step = async (api) => {
+  // Whose the code is, before asking the player whether to become friends.
+  const { data, error, response } = await api.GET("/v1/friend-codes/{code}", {
+    params: { path: { code: "7m3q k2zd2" } },
+  });
+  if (data) {
+    const yours: boolean = data.yours;
+    show(yours ? "your own code" : "a code of", data.owner.name ?? "(no name)", data.display_code);
+    return;
+  }
+  await waitOrShow(error, response, RETRY_LATER, {
+    "/problems/mistyped-code": "a symbol of the code is mistyped:",
+    "/problems/invalid-code": "check the code:",
+    "/problems/unknown-friend-code": "ask your friend for their code:",
+    "/problems/unauthorized": "sign in again:",
+  });
+};
+
 const addFriend: Step = async (api) => {
   const { data, error, response } = await api.POST("/v1/friends", {
     body: { code: "7m3q k2zd2" },
@@ -728,6 +759,39 @@ const getSeries: Step = async (api) => {
   });
 };
 
+const getSeriesInvite: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/series/{code}/invite", { params: SERIES });
+  if (data) {
+    const status: "open" | "playing" | "finished" = data.status;
+    show(data.owner.name ?? "anonymous", data.format.kind, status, data.seats, data.joined);
+    for (const seat of data.players) show(seat.name ?? seat.computer ?? "anonymous");
+    return;
+  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/unknown-series": "no such series:",
+    "/problems/mistyped-code": "a symbol of the code is mistyped:",
+  });
+};
+
+const listMySeries: Step = async (api) => {
+  const { data, error, response } = await api.GET("/v1/players/me/series", {
+    params: { query: { status: "playing", limit: 10, offset: 0 } },
+  });
+  if (data) {
+    for (const entry of data) {
+      const complete: number = entry.rounds_complete;
+      show(entry.display_code, entry.format.kind, entry.status, complete);
+      show(entry.next_round ?? "no round to play", entry.place ?? "no place yet");
+    }
+    show("next page at offset", data.length);
+    return;
+  }
+  await waitOrShow(error, response, ["/problems/rate-limited"], {
+    "/problems/invalid-request": "check the query:",
+    "/problems/unauthorized": "sign in again:",
+  });
+};
+
 const submitSeriesRun: Step = async (api) => {
   const { data, error, response } = await api.POST("/v1/series/{code}/rounds/{round}/runs", {
     params: { path: { code: "7M3Q-K2ZD2", round: "1" } },
@@ -906,7 +970,8 @@ const everyOperation: EveryOperation = {
   "/v1/daily/{day}/share": { get: getDailyShareText },
   "/v1/daily/{day}/practice": { post: practiseDailyDate },
   "/v1/players/me/practice": { get: getMyPractice },
-  "/v1/players/me/friend-code": { post: makeFriendCode },
+  "/v1/players/me/friend-code": { get: getMyFriendCode, post: makeFriendCode },
+  "/v1/friend-codes/{code}": { get: getFriendCode },
   "/v1/friends": { get: listFriends, post: addFriend },
   "/v1/friends/{friend_id}": { delete: removeFriend },
   "/v1/daily/{day}/friends": { get: getFriendsBoard },
@@ -922,6 +987,8 @@ const everyOperation: EveryOperation = {
   "/v1/boxes/{code}/results": { get: getBoxResults },
   "/v1/series": { post: createSeries },
   "/v1/series/{code}": { get: getSeries },
+  "/v1/series/{code}/invite": { get: getSeriesInvite },
+  "/v1/players/me/series": { get: listMySeries },
   "/v1/series/{code}/players": { post: joinSeries },
   "/v1/series/{code}/rounds/{round}/runs": { post: submitSeriesRun },
   "/v1/deals": { post: deal },

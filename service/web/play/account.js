@@ -5,7 +5,7 @@ import { api, ApiError } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
 import { browserTimeZone, changePlayer, claim, ensurePlayer, loadJSON, offerTransfer, refreshPlayer, saveJSON, todayIn } from './player.js';
 import { renderStats } from './stats.js';
-import { _, formatDate, formatMoment, formatNumber, formatTime, locale, zoneName, zoneOffset } from './strings.js';
+import { _, formatDate, formatMoment, formatNumber, formatTime, locale, N_, zoneName, zoneOffset } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
@@ -152,7 +152,7 @@ export function accountView({ onClaimed }) {
       const nameForm = h('form', { class: 'field' },
         h('label', { for: nameId }, _('Name')),
         h('div', { class: 'inline' }, nameInput, h('button', { type: 'submit', class: 'secondary' }, _('Save name'))),
-        h('p', { class: 'field-help', id: `${nameId}-help` }, _('Shown to friends on Friend Box results. Up to 40 characters.')), nameNote);
+        h('p', { class: 'field-help', id: `${nameId}-help` }, _(NAME_SHOWN), ' ', _('Up to 40 characters.')), nameNote);
       nameForm.addEventListener('submit', async (event) => {
         event.preventDefault();
         try {
@@ -243,37 +243,60 @@ export function accountView({ onClaimed }) {
   };
 }
 
-// A name, asked for the first time a player without one makes, joins or plays a Friend
-// Box or a series: optional (Not now, Escape or an empty name skip it), and asked once
-// per player on this browser whatever the answer. Resolves once the question is closed.
-/** @returns {Promise<void>} */
-export async function askName() {
+// Where a player's name shows, said wherever a name is asked for.
+export const NAME_SHOWN = N_('Your name shows wherever other players see you: your friends’ lists and board, Friend Box results, series standings and the Daily Dice top list.');
+const ASKED_MOST = 3; // a skipped question comes back on a later day, this many times at most
+
+// A name, asked when a player without one makes, joins or plays a Friend Box or a series
+// (optional: Not now, Escape or an empty name skip it), or before sharing or redeeming a
+// friend code (required: friends know each other by name; Cancel leaves it undone).
+// Skipped, it comes back on a later day at the next of those, three times at most: a
+// player who said "not now" once is asked again, one who said it three times is left be
+// (the Friends tab still offers the name field while there is none). Resolves once the
+// question is closed: whether the player has a name now.
+/**
+ * @param {{required?: boolean, why?: string}} [options] why: a line saying what the name is for here
+ * @returns {Promise<boolean>}
+ */
+export async function askName({ required = false, why } = {}) {
   const player = await ensurePlayer();
+  if (player.name) return true;
   const asked = `nameAsked.${player.id}`;
-  if (player.name || loadJSON(asked)) return;
-  saveJSON(asked, true);
+  const today = todayIn(player.time_zone);
+  const before = loadJSON(asked);
+  // {times, day}: how often it was skipped, and the day it last was (`true`: once, long ago).
+  const skipped = before === true ? { times: 1, day: '' } : { times: Number(before?.times) || 0, day: String(before?.day ?? '') };
+  if (!required && (skipped.times >= ASKED_MOST || skipped.day === today)) return false;
   const titleId = uniqueId('name-prompt');
   const inputId = uniqueId('name-prompt-input');
-  const input = h('input', { id: inputId, type: 'text', maxlength: '40', autocomplete: 'nickname', autofocus: true, 'aria-describedby': `${titleId}-help` });
+  const input = h('input', { id: inputId, type: 'text', maxlength: '40', autocomplete: 'nickname', autofocus: true, required, 'aria-describedby': `${titleId}-help` });
   const note = h('div', { 'aria-live': 'polite' });
   const save = h('button', { type: 'submit', class: 'primary' }, _('Save name'));
   const form = h('form', { class: 'name-prompt-form', novalidate: true },
     h('h2', { id: titleId }, _('What should your friends call you?')),
-    h('p', { class: 'muted-text', id: `${titleId}-help` }, _('Your name shows on Friend Box results and series standings. Without one you are “Anonymous”; you can change it on the Account tab any time.')),
+    h('p', { class: 'muted-text', id: `${titleId}-help` }, why ?? null, why ? ' ' : null, _(NAME_SHOWN), ' ', _('You can change it on the Account tab any time.')),
     h('div', { class: 'field' }, h('label', { for: inputId }, _('Name')), input),
     note,
-    h('div', { class: 'actions' }, save, h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, _('Not now'))));
+    h('div', { class: 'actions' }, save, h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, required ? _('Cancel') : _('Not now'))));
   const dialog = h('dialog', { class: 'name-prompt', 'aria-labelledby': titleId, 'aria-describedby': `${titleId}-help` }, form);
+  let named = false;
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const name = input.value.trim();
     if (!name) {
-      dialog.close();
+      if (!required) {
+        dialog.close();
+        return;
+      }
+      input.setAttribute('aria-invalid', 'true');
+      clear(note, errorNote(_('Enter a name, or Cancel.')));
+      input.focus();
       return;
     }
     save.disabled = true;
     try {
       await changePlayer({ name });
+      named = true;
       dialog.close();
     } catch (error) {
       clear(note, errorNote(error));
@@ -288,4 +311,6 @@ export async function askName() {
     dialog.showModal();
   });
   dialog.remove();
+  if (!named && !required) saveJSON(asked, { times: skipped.times + 1, day: today });
+  return named;
 }

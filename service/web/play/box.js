@@ -30,6 +30,19 @@ function playersSoFar(count) {
   return ngettext('{count} player so far', '{count} players so far', count);
 }
 
+// The owner's target, in words: with the hints taken, where the box was made of a Solo
+// round played with hints (PRODUCT.md §6b: never shown as if earned unaided).
+/** @param {Schemas['Target']} target */
+function targetLine(target) {
+  const shut = target.score === 0 && !target.open.length;
+  const hints = target.hints_used ?? 0;
+  const values = { score: formatNumber(target.score), tiles: target.open.join(' '), count: hints };
+  if (!hints) return shut ? _('Target: the owner shut the box (score 0).') : _('Target: score {score}, open {tiles}.', values);
+  return shut
+    ? ngettext('Target: the owner shut the box (score 0), taking {count} hint.', 'Target: the owner shut the box (score 0), taking {count} hints.', hints, values)
+    : ngettext('Target: score {score}, open {tiles}, taking {count} hint.', 'Target: score {score}, open {tiles}, taking {count} hints.', hints, values);
+}
+
 /** @param {string} code */
 function boxLink(code) {
   return `${location.origin}/play#box=${encodeURIComponent(code)}`;
@@ -200,7 +213,8 @@ export function boxView() {
       h('span', { class: 'results-who' },
         h('span', { class: 'results-name' }, r.name ?? _('Anonymous')),
         r.me ? h('span', { class: 'chip chip-you' }, _('you')) : null,
-        r.owner ? h('span', { class: 'chip chip-owner' }, _('owner')) : null),
+        r.owner ? h('span', { class: 'chip chip-owner' }, _('owner')) : null,
+        r.owner && box.target?.hints_used ? h('span', { class: 'chip chip-hints' }, ngettext('{count} hint', '{count} hints', box.target.hints_used)) : null),
       h('span', { class: 'results-score' }, formatScore(r.score, scoring), r.shut ? h('span', { class: 'chip chip-best' }, _('shut')) : null),
       h('span', { class: 'chip' }, r.mode === 'target' ? _('target') : _('blind')),
       h('time', { class: 'results-time', datetime: r.submitted_at }, formatTime(r.submitted_at)));
@@ -265,12 +279,7 @@ export function boxView() {
         players,
         h('span', {}, rulesSummary(box.rules))),
       mode === 'target'
-        ? h('p', { class: target ? 'target' : 'muted-text' }, target
-          ? target.score === 0 && !target.open.length ? _('Target: the owner shut the box (score 0).') : _('Target: score {score}, open {tiles}.', { score: formatNumber(target.score), tiles: target.open.join(' ') })
-          : _('The owner has not played yet: no target to show.'))
-        : null,
-      target?.hints_used // a box of a Solo round on which its owner took hints
-        ? h('p', { class: 'muted-text target-hints' }, ngettext('The owner took {count} hint on this round.', 'The owner took {count} hints on this round.', target.hints_used))
+        ? h('p', { class: target ? 'target' : 'muted-text' }, target ? targetLine(target) : _('The owner has not played yet: no target to show.'))
         : null);
     clear(active, info, stage);
     title.focus();

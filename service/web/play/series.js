@@ -5,8 +5,10 @@
 // the standings (a round's scores shown once the player has played it, "—" until then)
 // and the player's next round, played on the Daily Dice's game screen, its result and the
 // standings again. The series last opened on this browser is opened again. A player
-// without a name is asked for one (once) on making or joining a series; the maker's seat
-// (the first) is marked.
+// without a name is asked for one on making or joining a series; the maker's seat
+// (the first) is marked. A series' link shows the series first (who made it, its format,
+// who sits at it: its invitation) and offers to join; the player's own series are listed
+// (newest first, on any device), each opened with a tap.
 import { askName } from './account.js';
 import { api, ApiError, uuid } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
@@ -38,13 +40,14 @@ const KINDS = {
 };
 /** @type {Record<Level, string>} */
 const LEVELS = { easy: N_('Easy'), medium: N_('Medium'), hard: N_('Hard') };
+const MINE_PAGE = 10; // the player's series listed at once
 
 /** @param {string} playerId */
 function lastKey(playerId) {
   return `series.${playerId}`;
 }
 
-/** @param {Series} series */
+/** @param {{format: Series['format'], shut_wins?: boolean}} series */
 function formatLine(series) {
   const format = series.format;
   const line = format.kind === 'rounds'
@@ -64,6 +67,13 @@ function formatLine(series) {
 export function seriesPanel() {
   const titleId = uniqueId('series');
   const current = h('div', { class: 'series-current' });
+  // The player's series, newest first.
+  const mineTitle = uniqueId('series-mine');
+  const mineList = h('ul', { class: 'series-list' });
+  const mineMore = h('button', { type: 'button', class: 'secondary', hidden: true }, _('More series'));
+  const mineNote = h('div', { 'aria-live': 'polite' });
+  const mine = h('section', { class: 'series-mine', 'aria-labelledby': mineTitle, hidden: true },
+    h('h3', { id: mineTitle }, _('Your series')), mineList, mineMore, mineNote);
 
   // Make a series.
   const kindName = uniqueId('series-kind');
@@ -112,7 +122,7 @@ export function seriesPanel() {
   const el = h('section', { class: 'panel series', 'aria-labelledby': titleId },
     h('h2', { id: titleId }, _('Series')),
     h('p', { class: 'muted-text' }, _('A game night over several rounds: everyone plays the same dice, each at their own pace, and the lowest total wins.')),
-    current, forms);
+    mine, current, forms);
 
   /** @type {import('./game.js').Round | null} */
   let round = null;
@@ -159,6 +169,46 @@ export function seriesPanel() {
     for (const level of /** @type {Level[]} */ (['easy', 'medium', 'hard'])) seats[level].max = String(bounds.seats - 1); // one seat is the creator's
     describeKind(false); // what the player typed meanwhile stays
   });
+
+  // Where one of the player's series stands for them, in a few words.
+  /** @param {Schemas['SeriesOfPlayerOut']} entry */
+  function standing(entry) {
+    if (entry.status === 'finished') {
+      return entry.place !== undefined ? _('Finished: you placed {place}', { place: formatNumber(entry.place) }) : _('Finished');
+    }
+    if (entry.next_round !== undefined) return _('Round {round} to play', { round: formatNumber(entry.next_round) });
+    return _('Nothing to play for now');
+  }
+
+  /** @param {Schemas['SeriesOfPlayerOut']} entry */
+  function mineItem(entry) {
+    return h('li', { class: ['series-item', `series-${entry.status}`], 'data-code': entry.display_code },
+      h('button', { type: 'button', class: 'secondary', onclick: () => open(entry.code, { focus: true }) }, _('Series {code}', { code: entry.display_code })),
+      h('span', { class: 'series-item-format' }, formatLine(entry)),
+      h('span', { class: 'series-item-standing' }, standing(entry)));
+  }
+
+  let mineRead = 0;
+  /** @param {number} offset 0: the list anew */
+  async function listMine(offset = 0) {
+    mineMore.disabled = true;
+    try {
+      /** @type {Schemas['SeriesOfPlayerOut'][]} */
+      const page = await api('GET', `/v1/players/me/series?limit=${MINE_PAGE}&offset=${offset}`, { auth: true });
+      const items = page.map(mineItem);
+      if (offset === 0) clear(mineList, items);
+      else mineList.append(...items);
+      mineRead = offset + page.length;
+      mine.hidden = mineRead === 0;
+      mineMore.hidden = page.length < MINE_PAGE;
+      clear(mineNote);
+    } catch (error) {
+      clear(mineNote, errorNote(error, () => listMine(offset)));
+    } finally {
+      mineMore.disabled = false;
+    }
+  }
+  mineMore.addEventListener('click', () => listMine(mineRead));
 
   /** @param {Schemas['SeriesPlayerOut']} seat */
   function isMe(seat) {
@@ -218,6 +268,7 @@ export function seriesPanel() {
     forms.hidden = false;
     const player = storedPlayer();
     if (player) saveJSON(lastKey(player.id), series.code);
+    if (!mineList.querySelector(`[data-code="${series.display_code}"]`)) listMine(); // a series new to the list
     const link = seriesLink(series.display_code);
     const title = h('h3', { tabindex: '-1', class: 'series-title' }, _('Series {code}', { code: series.display_code }));
     const stage = h('div', { class: 'stage series-stage' });
@@ -293,11 +344,11 @@ export function seriesPanel() {
   }
 
   /**
-   * Open a series the player is in; one they are not in: asked to join.
+   * Open a series the player is in.
    * @param {string} code
-   * @param {{focus?: boolean, ask?: boolean}} [options] ask: offer to join (a link)
+   * @param {{focus?: boolean}} [options]
    */
-  async function open(code, { focus = false, ask = false } = {}) {
+  async function open(code, { focus = false } = {}) {
     shown += 1;
     const mine = shown;
     round?.destroy();
@@ -311,11 +362,7 @@ export function seriesPanel() {
       render(series, { focus });
     } catch (error) {
       if (mine !== shown) return;
-      if (ask && error instanceof ApiError && error.is('series-hidden')) {
-        offer(code);
-        return;
-      }
-      clear(current, errorNote(error, () => open(code, { focus, ask })));
+      clear(current, errorNote(error, () => open(code, { focus })));
     }
   }
 
@@ -328,17 +375,62 @@ export function seriesPanel() {
     render(series, { focus: true });
   }
 
-  // A series' link, opened by a player not in it: join once they say yes.
+  // A series' link: its invitation (who made it, how it is played, who sits at it), and
+  // to a player not in it, an offer to join; one in it already: the series itself.
   /** @param {string} code */
-  function offer(code) {
+  async function invited(code) {
+    shown += 1;
+    const asking = shown;
+    round?.destroy();
+    round = null;
+    clear(current, loading());
+    /** @type {Schemas['SeriesInviteOut']} */
+    let invitation;
+    try {
+      await ensurePlayer();
+      invitation = await api('GET', `/v1/series/${encodeURIComponent(code.trim())}/invite`, { auth: true });
+    } catch (error) {
+      if (asking === shown) clear(current, errorNote(error, () => invited(code)));
+      return;
+    }
+    if (asking !== shown) return;
+    if (invitation.joined) {
+      open(invitation.code, { focus: true });
+      return;
+    }
     const questionId = uniqueId('series-invite');
-    const { yes, no, outcome } = offerButtons(questionId, _('Join this series'), () => join(code), () => {
+    const owner = invitation.owner.name;
+    const about = [
+      h('p', { class: 'box-meta' }, h('span', {}, formatLine(invitation)), h('span', {}, rulesSummary(invitation.rules))),
+      invitation.players.length
+        ? h('div', { class: 'series-seats' },
+          h('p', {}, ngettext('{count} seat taken:', '{count} seats taken:', invitation.seats)),
+          h('ul', { class: 'series-seat-list' }, invitation.players.map((seat, at) => h('li', {},
+            seat.name ?? _('A player without a name'),
+            at === 0 && !seat.computer ? h('span', { class: 'chip chip-owner' }, _('owner')) : null,
+            seat.computer ? h('span', { class: 'chip' }, _('computer')) : null))))
+        : null,
+    ];
+    const heading = h('h3', { id: `${questionId}-title`, tabindex: '-1' }, owner ? _('{name}’s series {code}', { name: owner, code: invitation.display_code }) : _('Series {code}', { code: invitation.display_code }));
+    if (invitation.status !== 'open') {
+      clear(current, h('div', { class: 'series-invite' },
+        heading,
+        about,
+        h('p', { id: questionId }, invitation.status === 'finished' ? _('This series is over: nobody can join it any more.') : _('This series’ first round is complete: nobody can join it any more.')),
+        h('div', { class: 'actions' }, h('button', { type: 'button', class: 'secondary', onclick: () => { clear(current); codeInput.focus(); } }, _('Close')))));
+      heading.focus();
+      return;
+    }
+    const { yes, no, outcome } = offerButtons(questionId, _('Join this series'), () => join(invitation.code), () => {
       clear(current);
       codeInput.focus();
     });
     clear(current, h('div', { class: 'series-invite' },
-      h('h3', { id: `${questionId}-title` }, _('A series to join')),
-      h('p', { id: questionId }, _('Join the series {code}? You play its rounds on the same dice as the others.', { code: code.trim().toUpperCase() })),
+      heading,
+      about,
+      h('p', { id: questionId }, owner
+        ? _('{name} invites you to this series. Join it? You play its rounds on the same dice as the others.', { name: owner })
+        : _('Join the series {code}? You play its rounds on the same dice as the others.', { code: invitation.display_code })),
       h('div', { class: 'actions' }, yes, no),
       outcome));
     yes.focus();
@@ -397,9 +489,11 @@ export function seriesPanel() {
     show(code) {
       if (code) {
         history.replaceState(null, '', '#friends'); // a reload doesn't ask again
-        open(code, { focus: true, ask: true });
+        invited(code);
+        listMine();
         return;
       }
+      listMine();
       if (round || current.childElementCount) return;
       const player = storedPlayer();
       const last = player ? loadJSON(lastKey(player.id)) : null;

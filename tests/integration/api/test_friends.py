@@ -446,3 +446,84 @@ def test_redeeming_each_others_codes_at_once_makes_one_friendship(
     assert crowd == {201: 1, 409: 5} and count == MOST
     rows = asyncio.run(fetchval(two_workers.database_url, "SELECT count(*) FROM friendships"))
     assert rows % 2 == 0  # every friendship both ways
+
+
+# --- the current friend code, and whose a code is ----------------------------------------
+
+
+@without_redis
+async def test_the_current_friend_code_is_read_on_any_device(client: httpx.AsyncClient) -> None:
+    owner = await new_player(client, name="Owner")
+    none_yet = await client.get("/v1/players/me/friend-code", headers=auth(owner))
+    assert none_yet.status_code == 404, none_yet.text
+    assert none_yet.json()["type"] == "/problems/no-friend-code"
+    assert none_yet.headers["content-type"].startswith("application/problem+json")
+
+    first = await friend_code(client, owner)
+    read = await client.get("/v1/players/me/friend-code", headers=auth(owner))
+    assert read.status_code == 200 and read.json() == first
+    second = await friend_code(client, owner)
+    assert (await client.get("/v1/players/me/friend-code", headers=auth(owner))).json() == second
+
+    # Another device: the player moved with a transfer code reads the same code.
+    transfer = await client.post("/v1/players/me/transfer", headers=auth(owner))
+    assert transfer.status_code == 201, transfer.text
+    claimed = await client.post("/v1/players/claim", json={"code": transfer.json()["code"]})
+    assert claimed.status_code == 200, claimed.text
+    moved = await client.get("/v1/players/me/friend-code", headers=auth(claimed.json()))
+    assert moved.status_code == 200 and moved.json() == second
+    # Nobody else's.
+    other = await new_player(client)
+    assert (await client.get("/v1/players/me/friend-code", headers=auth(other))).status_code == 404
+    assert (await client.get("/v1/players/me/friend-code")).status_code == 401
+
+
+@without_redis
+async def test_a_code_names_its_owner_before_it_is_redeemed(client: httpx.AsyncClient) -> None:
+    owner = await new_player(client, name="Anna")
+    nameless = await new_player(client)
+    friend = await new_player(client, name="Ben")
+    code = (await friend_code(client, owner))["code"]
+
+    shown = await client.get(f"/v1/friend-codes/{display(code).lower()}", headers=auth(friend))
+    assert shown.status_code == 200, shown.text
+    assert shown.json() == {
+        "code": code,
+        "display_code": display(code),
+        "owner": {"name": "Anna"},
+        "yours": False,
+    }
+    # Reading it makes no friends.
+    assert await friends_of(client, friend) == []
+    own = await client.get(f"/v1/friend-codes/{code}", headers=auth(owner))
+    assert own.json()["yours"] is True
+    theirs = (await friend_code(client, nameless))["code"]
+    unnamed = await client.get(f"/v1/friend-codes/{theirs}", headers=auth(friend))
+    assert unnamed.json()["owner"] == {"name": None}
+
+    # Read as a redemption reads it: replaced, unknown, mistyped.
+    replaced = await client.get(f"/v1/friend-codes/{theirs}", headers=auth(friend))
+    await friend_code(client, nameless)
+    gone = await client.get(f"/v1/friend-codes/{theirs}", headers=auth(friend))
+    assert replaced.status_code == 200 and gone.status_code == 404
+    assert gone.json()["type"] == "/problems/unknown-friend-code"
+    mistyped = code[:-1] + ("0" if code[-1] != "0" else "1")
+    bad = await client.get(f"/v1/friend-codes/{mistyped}", headers=auth(friend))
+    assert bad.status_code == 400 and bad.json()["type"] == "/problems/mistyped-code"
+    assert (await client.get(f"/v1/friend-codes/{code}")).status_code == 401
+
+
+@without_redis
+async def test_reading_codes_counts_against_the_redemptions_limit(settings: Settings) -> None:
+    async with app_with(settings, rate_limit_friends="3/h") as limited:
+        owner = await new_player(limited, name="Owner")
+        player = await new_player(limited)
+        code = (await friend_code(limited, owner))["code"]
+        guesses = [
+            await limited.get(f"/v1/friend-codes/{with_check(f'{n:08d}')}", headers=auth(player))
+            for n in range(3)
+        ]
+        assert [g.status_code for g in guesses] == [404] * 3
+        refused = await limited.get(f"/v1/friend-codes/{code}", headers=auth(player))
+        assert refused.status_code == 429, refused.text
+        assert (await redeem(limited, player, code)).status_code == 429  # one budget

@@ -86,6 +86,7 @@ async def test_a_page_size_given_twice_is_refused_everywhere_it_is_taken(
         f"/v1/daily/{DAY}/leaderboard",
         "/v1/players/me/history",
         "/v1/players/me/practice",
+        "/v1/players/me/series",
         f"/v1/boxes/{PATH_VALUES['code']}/results",
     ]
     for path in paged:

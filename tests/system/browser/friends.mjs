@@ -1,5 +1,5 @@
 // Friends between two players (two browser contexts). A names herself and makes a friend
-// code; her own link is refused (her own code). B, on a phone, types the code with a typo
+// code; her own link says it is hers. B, on a phone, types the code with a typo
 // and is told it was mistyped, then opens A's link and says yes. Both see the other in
 // their friends with a streak; today's friends' board asks each to play the Daily Dice
 // first (its button leads there); both play it, and each sees both on the board, best
@@ -61,14 +61,12 @@ await run(async (browser) => {
   await view(alice).locator('.own-code .copy-status').filter({ hasText: /Copied|Copy failed/ }).first().waitFor();
   await screenshot(alice, 'friends-1-code');
 
-  // Her own link: asked, then refused in words.
+  // Her own link: said to be her own at once (the invitation knows whose a code is).
   await alice.goto(link);
   await alice.reload(); // a link opened afresh, as from a message
   const aliceInvite = view(alice).locator('.invite-panel');
-  await aliceInvite.waitFor();
-  check((await aliceInvite.innerText()).includes(code), 'the code asked about');
-  await aliceInvite.getByRole('button', { name: 'Become friends' }).click();
-  await aliceInvite.locator('.error').filter({ hasText: /your own friend code/i }).waitFor();
+  await aliceInvite.getByText('This is your own friend code').waitFor();
+  check((await aliceInvite.getByRole('button', { name: 'Become friends' }).count()) === 0, 'nothing to say yes to');
   await aliceInvite.getByRole('button', { name: 'Close' }).click();
   check((await view(alice).locator('.invite-panel').count()) === 0, 'the question closed');
   check((await alice.evaluate(() => location.hash)) === '#friends', 'the link no longer in the address');
@@ -88,7 +86,7 @@ await run(async (browser) => {
 
   await bob.goto(link);
   const invite = view(bob).locator('.invite-panel');
-  await invite.waitFor();
+  await invite.getByText(`Alice invites you to be friends (code ${code})`).waitFor();
   const yes = invite.getByRole('button', { name: 'Become friends' });
   await bob.waitForFunction(() => document.activeElement?.textContent === 'Become friends');
   await bob.keyboard.press('Enter');

@@ -203,6 +203,11 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
             "series-6-box-result-phone.png",
             id="a_series_of_three_rounds_and_a_solo_box",
         ),
+        pytest.param(
+            "names.mjs",
+            "names-9-code-on-another-phone-360.png",
+            id="friends_by_name_never_anonymous_on_phones",
+        ),
     ],
 )
 def test_a_scenario_plays_through(
