@@ -81,11 +81,13 @@ async def answer_keyed(
     ``retry_safe``: ``produce`` stores at most once whatever runs it again for the same
     request, and answers a run again with what it stored (a player's official run of a
     date: one a date, the identical run again is the stored one). Then no lock is held
-    across it and it is handed None (a daily run joins the batches in flight): the kept
-    answer is read first; after ``produce``, its answer is kept unless a request with the
-    same key kept one meanwhile, which is the answer then. Two such requests racing each
-    other both get the one kept; a crash between the work and keeping its answer leaves
-    the work, which the retry finds (what docs/performance.md says this saves)."""
+    across it and it is handed None (a daily run joins the batches in flight): its answer
+    is kept unless one is kept for the key already (a retry, or a request with the same
+    key that raced this one), which is the answer then; when ``produce`` raises, the
+    answer kept for the key, if there is one (``KeyReused``: another request's). Two
+    such requests racing each other both get the one kept; a crash between the work and
+    keeping its answer leaves the work, which the retry finds. One round trip more than
+    the work, against nine and a connection of its own (docs/performance.md)."""
     key = request.key
     if key is None:
         status, body = await produce(None)
@@ -102,12 +104,16 @@ async def answer_keyed(
     try:
         if not retry_safe:
             answer, replayed = await idempotency.once(pool, now, scope, key, digest, kept)
-        elif (first := await idempotency.kept_for(pool, now, scope, key, digest)) is not None:
-            answer, replayed = first, True
         else:
-            answer, replayed = await idempotency.keep(
-                pool, now, scope, key, digest, await kept(None)
-            )
+            try:
+                produced = await kept(None)
+            except Exception:
+                first = await idempotency.kept_for(pool, now, scope, key, digest)
+                if first is None:
+                    raise
+                answer, replayed = first, True
+            else:
+                answer, replayed = await idempotency.keep(pool, now, scope, key, digest, produced)
     except idempotency.KeyReused:
         raise problems.IDEMPOTENCY_KEY_REUSED(
             _(
