@@ -80,6 +80,9 @@ RATE_TARGET: Final = 500
 DRAIN_SECONDS: Final = 30.0  # after a step's last arrival, the most its player-days may take
 START_DELAY: Final = 0.5  # the client processes start a step together, this long after the call
 PLAYER_COLUMNS: Final = ("id", "name", "time_zone", "token_hash", "created_at")
+# A keep-alive connection idle this long is not used again: the server closes one that
+# waits for a request's headers longer than SHUTBOX_HEADER_TIMEOUT (5 s by default).
+IDLE_MOST: Final = 3.0
 
 
 # A lean HTTP/1.1 client -----------------------------------------------------------------------
@@ -95,6 +98,7 @@ class Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
+        self.used = time.monotonic()
 
     async def request(
         self,
@@ -201,8 +205,14 @@ class Client:
         self.day = job.day.isoformat()
 
     async def connection(self) -> Connection:
-        if self.idle:
-            return self.idle.pop()
+        """A keep-alive connection idle for less than ``IDLE_MOST`` (the server closes
+        one that waits longer for a request's headers), else a new one."""
+        now = time.monotonic()
+        while self.idle:
+            connection = self.idle.pop()
+            if now - connection.used < IDLE_MOST:
+                return connection
+            connection.close()
         reader, writer = await asyncio.open_connection(self.job.host, self.job.port)
         return Connection(reader, writer)
 
@@ -258,8 +268,8 @@ class Client:
                 self.tally.error_samples.append(str(refusal))
             connection.close()
             return
+        done = connection.used = time.monotonic()
         self.idle.append(connection)
-        done = time.monotonic()
         self.tally.completed += 1
         self.tally.days.append((done - started) * 1000)
         self.tally.last_done = max(self.tally.last_done, done)

@@ -223,14 +223,19 @@ async def check_ranking_shown(
     day: date,
     now: datetime,
     viewer: Callable[[], Awaitable[PlayerRow | None]],
+    played: Callable[[PlayerRow], bool] | None = None,
 ) -> None:
     """``RankingHidden`` unless the rankings of a date may be shown: to anyone once it
     has closed everywhere on Earth, else to a player who has played it (``viewer``, asked
-    only then). The one rule of the date's leaderboard and of its friends' board."""
+    only then; ``played``: whether they did, when the caller read it already, else their
+    official run is looked up). The one rule of the date's leaderboard and of its
+    friends' board."""
     if has_closed_everywhere(day, now):
         return
     player = await viewer()
-    if player is None or await runs.official(player.id, day) is None:
+    if player is None:
+        raise RankingHidden(day)
+    if not (played(player) if played else await runs.official(player.id, day) is not None):
         raise RankingHidden(day)
 
 
