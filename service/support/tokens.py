@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Final
 
 BASE64URL: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -13,6 +14,7 @@ _ORDERS: Final = tuple(
 )
 SYMBOL_BITS: Final = math.log2(len(BASE64URL))  # 6: a random symbol, and no more
 MIN_TOKEN_BITS: Final = 128
+_SAME: Final = re.compile(b"\x00+")
 
 
 def token_bits(token: str) -> float:
@@ -47,13 +49,7 @@ def token_bits(token: str) -> float:
                 (later - earlier) % len(BASE64URL)
                 for earlier, later in zip(places, places[lag:], strict=False)
             ]
-            # longest[i]: the longest stretch of steps from i equal to one from before i.
-            longest = [0] * len(steps)
-            for distance in range(1, len(steps)):
-                length = 0
-                for i in range(len(steps) - 1, distance - 1, -1):
-                    length = length + 1 if steps[i] == steps[i - distance] else 0
-                    longest[i] = max(longest[i], length)
+            longest = _longest(bytes(steps))
             # shortest[i]: bits in the shortest description of the first i steps.
             shortest = [0.0] + [math.inf] * len(steps)
             for i, reach in enumerate(longest):
@@ -63,3 +59,23 @@ def token_bits(token: str) -> float:
                     shortest[end] = min(shortest[end], copy)
             best = min(best, min(lag, len(places)) * SYMBOL_BITS + shortest[-1])
     return best
+
+
+def _longest(steps: bytes) -> list[int]:
+    """For each step, the longest stretch of steps from it equal to one as long from
+    some distance before it. Each distance's equal steps are found at once (the steps
+    against themselves shifted, XORed as one number: a zero byte where they agree), and
+    only those are visited: a made token's few, not every pair (8x faster for a token of
+    43 symbols than a loop over the pairs, docs/performance.md)."""
+    count = len(steps)
+    longest = [0] * count
+    whole = int.from_bytes(steps, "big")
+    for distance in range(1, count):
+        later = whole & ((1 << 8 * (count - distance)) - 1)  # steps[distance:]
+        earlier = whole >> 8 * distance  # steps[: count - distance]
+        agree = (later ^ earlier).to_bytes(count - distance, "big")
+        for same in _SAME.finditer(agree):
+            end = same.end() + distance
+            for i in range(same.start() + distance, end):
+                longest[i] = max(longest[i], end - i)
+    return longest

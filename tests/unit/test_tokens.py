@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.support.tokens import BASE64URL, MIN_TOKEN_BITS, SYMBOL_BITS, token_bits
+from service.support.tokens import BASE64URL, MIN_TOKEN_BITS, SYMBOL_BITS, _longest, token_bits
 from service.usecases.players import WeakToken, checked_token
 
 
@@ -65,3 +65,29 @@ def test_16_symbols_stretched_by_a_pattern_are_refused(
 @given(st.text(BASE64URL, max_size=128))
 def test_no_token_scores_more_than_6_bits_a_symbol(token: str) -> None:
     assert 0 <= token_bits(token) <= SYMBOL_BITS * len(token)
+
+
+def longest_by_pairs(steps: bytes) -> list[int]:
+    """``_longest`` by its definition, pair by pair: for each step, the longest stretch
+    from it equal to one from some distance before it."""
+    return [
+        max(
+            (
+                next(
+                    (k for k in range(len(steps) - i) if steps[i + k] != steps[i - d + k]),
+                    len(steps) - i,
+                )
+                for d in range(1, i + 1)
+            ),
+            default=0,
+        )
+        for i in range(len(steps))
+    ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.binary(max_size=130).map(lambda data: bytes(b % 8 for b in data)) | st.binary(max_size=130)
+)
+def test_the_stretches_found_at_once_are_those_of_every_pair(steps: bytes) -> None:
+    assert _longest(steps) == longest_by_pairs(steps)
