@@ -203,6 +203,11 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
             "series-6-box-result-phone.png",
             id="a_series_of_three_rounds_and_a_solo_box",
         ),
+        pytest.param(
+            "standings.mjs",
+            "standings-5-en-1280.png",
+            id="series_standings_of_six_rounds_fit_a_phone",
+        ),
     ],
 )
 def test_a_scenario_plays_through(
