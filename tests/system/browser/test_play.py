@@ -139,6 +139,7 @@ PREPARATIONS: dict[str, Preparation] = {
     "archive.mjs": an_archive_date,
     "phone.mjs": solo_deals,
     "streak.mjs": players_who_missed_yesterday,
+    "views.mjs": solo_deals,
 }
 
 
@@ -202,6 +203,9 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
             "series.mjs",
             "series-6-box-result-phone.png",
             id="a_series_of_three_rounds_and_a_solo_box",
+        ),
+        pytest.param(
+            "views.mjs", "views-390-6-account.png", id="every_view_on_two_phones_with_axe"
         ),
         pytest.param(
             "standings.mjs",
