@@ -125,7 +125,11 @@ def test_accept_language_chooses_among_ours(header: str | None, language: str | 
 
 # The words the players use (PRODUCT.md §8) for two ideas that must never share a word
 # within a language: the streak (days played in a row) and the series (a game night).
-STREAK_AND_SERIES = {"nb": ("rekke", "serie"), "nl": ("reeks", "spelavond"), "de": ("serie", "spielabend")}
+STREAK_AND_SERIES = {
+    "nb": ("rekke", "serie"),
+    "nl": ("reeks", "spelavond"),
+    "de": ("serie", "spielabend"),
+}
 
 
 def _mentions(text: str, word: str) -> bool:
