@@ -76,6 +76,16 @@ function openTilesReadable(looks, what) {
   }
 }
 
+// The "best" marks (a chip in the result, a badge in the hint) at 4.5:1 or more.
+async function marksReadable(page, selector, what) {
+  const marks = await view(page).locator(selector).evaluateAll((els) => els.map((el) => ({ text: el.textContent, color: getComputedStyle(el).color, background: getComputedStyle(el).backgroundColor })));
+  for (const mark of marks) {
+    const ratio = contrast(mark.color, mark.background);
+    check(ratio >= 4.5, `${what}: "${mark.text}" ${mark.color} on ${mark.background}: ${ratio.toFixed(2)}:1, under 4.5:1`);
+  }
+  return marks.length;
+}
+
 async function viewsOn(browser, device, name) {
   const page = await newPage(browser, `views-${name}`, { ...device, locale: 'en-GB' });
   await page.goto('/play');
@@ -101,6 +111,7 @@ async function viewsOn(browser, device, name) {
   await playRound(page);
   await view(page).locator('.result').waitFor({ timeout: 30000 });
   await axe(page, `${name}: Daily Dice, the result`);
+  await marksReadable(page, '.result .chip', `${name}: the result's chips`);
   await headingsInOrder(page, `${name}: Daily Dice, the result`);
   // A struck-through score is one the player beat, and the result says so.
   const beaten = await view(page).locator('.computer-player.beaten').count();
@@ -160,6 +171,7 @@ async function viewsOn(browser, device, name) {
     check(await insideViewport(page, locator), `${name}: ${part} in view with the hint: ${JSON.stringify(await locator.boundingBox())}`);
   }
   check((await round.locator('.roll-text').innerText()) === '3 + 4 = 7', `the total read whole: ${await round.locator('.roll-text').innerText()}`);
+  check((await marksReadable(page, '.hint-panel .badge', `${name}: the hint's badge`)) === 1, 'one "best" badge');
   await headingsInOrder(page, `${name}: Solo with the hint`);
   await axe(page, `${name}: Solo, a roll with the hint open`);
   await page.screenshot({ path: path.join(artifacts, `views-${name}-4-hint-window.png`) }); // the window alone, as seen
