@@ -130,6 +130,7 @@ export function seriesPanel() {
   /** @type {import('./game.js').Round | null} */
   let round = null;
   let shown = 0; // the latest opening: an older one's answer is not shown over it
+  let everyRound = false; // a phone's standings unfolded: they stay so on a refresh
   // What the API takes (GET /v1/rules); until it says, or if it can't, the form leaves
   // the numbers' range to the API's answer to the series made.
   /** @type {Bounds | null} */
@@ -196,7 +197,7 @@ export function seriesPanel() {
     const limit = format.kind === 'elimination' ? format.limit : null;
     const rows = ranked(series);
     const tableId = uniqueId('standings');
-    const table = h('table', { class: 'standings', id: tableId },
+    const table = h('table', { class: ['standings', everyRound && 'all-rounds'], id: tableId },
       h('caption', { class: 'sr-only' }, _('Standings')),
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col', class: 'num standings-place' }, h('span', { 'aria-hidden': 'true' }, '#'), h('span', { class: 'sr-only' }, _('Place'))),
@@ -231,11 +232,11 @@ export function seriesPanel() {
         type: 'button',
         class: 'secondary small-button every-round',
         'aria-controls': tableId,
-        'aria-expanded': 'false',
+        'aria-expanded': String(everyRound),
         onclick: (/** @type {MouseEvent} */ event) => {
-          const open = !table.classList.contains('all-rounds');
-          table.classList.toggle('all-rounds', open);
-          /** @type {HTMLElement} */ (event.currentTarget).setAttribute('aria-expanded', String(open));
+          everyRound = !everyRound;
+          table.classList.toggle('all-rounds', everyRound);
+          /** @type {HTMLElement} */ (event.currentTarget).setAttribute('aria-expanded', String(everyRound));
         },
       }, _('Every round'))
       : null;

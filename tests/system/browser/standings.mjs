@@ -190,6 +190,12 @@ await run(async (browser) => {
   await totalsInView(annaPage, 'Anna (de, 360), every round', { currentRound: false }); // the rounds scroll sideways
   await screenshot(annaPage, 'standings-2-de-360-every-round');
   await axe(annaPage, 'the standings (de, 360)');
+  // A refresh keeps them unfolded.
+  const before = await panel.locator('.standings').elementHandle();
+  await panel.getByRole('button', { name: 'Aktualisieren' }).click();
+  await annaPage.waitForFunction((el) => !el.isConnected, before);
+  await panel.locator('.standings').waitFor();
+  check((await panel.getByRole('button', { name: 'Alle Runden' }).getAttribute('aria-expanded')) === 'true' && (await visibleRounds(annaPage)).length === rounds.length, 'still every round after a refresh');
 
   // The form to make another, its fields a finger's size and styled like the others.
   await another.click();
