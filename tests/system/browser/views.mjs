@@ -1,15 +1,17 @@
 // Every view on the two phones (360×740 and 390×844): axe-core finds no violation on any
 // of them (the Daily Dice before, during and after its round, the statistics, Solo's setup,
-// its round with the hint open, Friends, Friend Box before and after a box is made,
-// Account). Along the way, what a player touches and reads: the five tabs on one line each
+// its round with the hint open and its result, Friends with the series form open and a
+// friend's and a series' link opened, the name asked for, Friend Box before and after a
+// box is made and its result, Account). Along the way, what a player touches and reads: the five tabs on one line each
 // in all four languages; the number of every open tile at 4.5:1 or more against its tile,
 // and a closed tile told from one of no use on this roll by more than colour; no grey tap
 // highlight; the hint's options in view with the dice and their total above them, under a
 // heading one level below the one before; one tile selected said as one tile; Easy's
 // struck-through score explained; the statistics on the Daily Dice tab; Friend Box's "how
 // to play" above "Open box", and "Make a box" gone once the box is made.
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { artifacts, axe, check, contrast, insideViewport, newPage, PHONE_360, PHONE_390, playRound, run, screenshot, view } from './lib.mjs';
+import { artifacts, axe, baseUrl, check, contrast, insideViewport, newPage, PHONE_360, PHONE_390, playRound, run, screenshot, view } from './lib.mjs';
 
 const LANGUAGES = ['en', 'nb', 'nl', 'de'];
 const SOLO_DEALS = JSON.parse(process.env.SHUTBOX_SOLO_DEALS || '{}');
@@ -84,6 +86,15 @@ async function marksReadable(page, selector, what) {
     check(ratio >= 4.5, `${what}: "${mark.text}" ${mark.color} on ${mark.background}: ${ratio.toFixed(2)}:1, under 4.5:1`);
   }
   return marks.length;
+}
+
+async function call(method, route, token) {
+  const headers = { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const body = route === '/v1/players' ? { name: 'Cleo', time_zone: 'UTC' } : route === '/v1/series' ? { format: { kind: 'rounds', rounds: 3 } } : undefined;
+  const answer = await fetch(`${baseUrl}${route}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  check(answer.ok, `${method} ${route}: ${answer.status}`);
+  return answer.json();
 }
 
 async function viewsOn(browser, device, name) {
@@ -176,6 +187,10 @@ async function viewsOn(browser, device, name) {
   await axe(page, `${name}: Solo, a roll with the hint open`);
   await page.screenshot({ path: path.join(artifacts, `views-${name}-4-hint-window.png`) }); // the window alone, as seen
   await screenshot(page, `views-${name}-4-hint`);
+  await playRound(page);
+  await view(page).locator('.result').waitFor({ timeout: 30000 });
+  await axe(page, `${name}: Solo, the result`);
+  await headingsInOrder(page, `${name}: Solo, the result`);
 
   // Friends.
   await page.goto('/play#friends');
@@ -183,6 +198,19 @@ async function viewsOn(browser, device, name) {
   await view(page).locator('.friends-body :is(p, ul)').first().waitFor();
   await axe(page, `${name}: Friends`);
   await headingsInOrder(page, `${name}: Friends`);
+  await view(page).locator('.series-make > summary').click();
+  await view(page).getByRole('radio', { name: 'Elimination' }).check();
+  await axe(page, `${name}: Friends, the series form unfolded`);
+  // Another player's friend link and series link, opened here: each asks first.
+  const cleo = await call('POST', '/v1/players');
+  const friendCode = await call('POST', '/v1/players/me/friend-code', cleo.token);
+  await page.goto(`/play#friend=${friendCode.display_code}`);
+  await view(page).locator('.invite-panel').getByRole('button', { name: 'Become friends' }).waitFor();
+  await axe(page, `${name}: Friends, a friend's link`);
+  const series = await call('POST', '/v1/series', cleo.token);
+  await page.goto(`/play#series=${series.display_code}`);
+  await view(page).getByRole('button', { name: 'Join this series' }).waitFor();
+  await axe(page, `${name}: Friends, a series' link`);
 
   // Friend Box: how to play it above the code and "Open box".
   await page.goto('/play#box');
@@ -196,6 +224,7 @@ async function viewsOn(browser, device, name) {
   // A player without a name is asked for one first.
   const prompt = page.locator('dialog.name-prompt');
   await prompt.waitFor();
+  await axe(page, `${name}: the name asked for`);
   await prompt.locator('input').fill(`Player ${name}`);
   await page.keyboard.press('Enter');
   await view(page).locator('.created .box-code').waitFor();
@@ -203,6 +232,12 @@ async function viewsOn(browser, device, name) {
   await view(page).getByRole('button', { name: 'Make another box' }).waitFor();
   await axe(page, `${name}: Friend Box, a box made`);
   await screenshot(page, `views-${name}-5-box-made`);
+  await view(page).getByRole('button', { name: 'Play it now' }).click();
+  await playRound(page);
+  await view(page).locator('.result').waitFor({ timeout: 30000 });
+  await view(page).locator('.results-panel .results li').first().waitFor();
+  await axe(page, `${name}: Friend Box, its result`);
+  await headingsInOrder(page, `${name}: Friend Box, its result`);
 
   // Account.
   await page.goto('/play#account');
