@@ -205,7 +205,7 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
             id="a_series_of_three_rounds_and_a_solo_box",
         ),
         pytest.param(
-            "views.mjs", "views-390-6-account.png", id="every_view_on_two_phones_with_axe"
+            "views.mjs", "views-1280-statistics.png", id="every_view_on_two_phones_with_axe"
         ),
         pytest.param(
             "standings.mjs",

@@ -11,7 +11,7 @@
 // to play" above "Open box", and "Make a box" gone once the box is made.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { artifacts, axe, baseUrl, check, contrast, insideViewport, newPage, PHONE_360, PHONE_390, playRound, run, screenshot, view } from './lib.mjs';
+import { artifacts, axe, baseUrl, check, contrast, insideViewport, LAPTOP, newPage, PHONE_360, PHONE_390, playRound, run, screenshot, view } from './lib.mjs';
 
 const LANGUAGES = ['en', 'nb', 'nl', 'de'];
 const SOLO_DEALS = JSON.parse(process.env.SHUTBOX_SOLO_DEALS || '{}');
@@ -248,7 +248,35 @@ async function viewsOn(browser, device, name) {
   await page.context().close();
 }
 
+// On a laptop, by keyboard: the tabs on one line; Friend Box's form in the order it is
+// read (how to play, the code, "Open box"); the statistics unfolded from the Daily Dice tab.
+async function byKeyboard(browser) {
+  const page = await newPage(browser, 'views-1280', { ...LAPTOP, locale: 'en-GB' });
+  await page.goto('/play#box');
+  await view(page).locator('form.open-box').waitFor();
+  await tabsOnOneLine(page, '1280');
+  await view(page).locator('h1').focus();
+  const order = [];
+  for (let i = 0; i < 3; i += 1) {
+    await page.keyboard.press('Tab');
+    order.push(await page.evaluate(() => {
+      const el = document.activeElement;
+      return el.type === 'radio' ? `radio ${el.value}` : el.tagName === 'INPUT' ? 'code' : el.textContent;
+    }));
+  }
+  check(JSON.stringify(order) === JSON.stringify(['radio blind', 'code', 'Open box']), `Friend Box by keyboard: ${order}`);
+  await page.goto('/play');
+  const summary = view(page).locator('details.stats-details > summary');
+  await summary.focus();
+  await page.keyboard.press('Enter');
+  await view(page).locator('details.stats-details .stats-body > *:not(.loading)').first().waitFor();
+  await axe(page, '1280: the Daily Dice with the statistics');
+  await screenshot(page, 'views-1280-statistics');
+  await page.context().close();
+}
+
 await run(async (browser) => {
   await viewsOn(browser, PHONE_360, '360');
   await viewsOn(browser, PHONE_390, '390');
+  await byKeyboard(browser);
 });
