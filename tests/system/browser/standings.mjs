@@ -92,7 +92,8 @@ async function checkRows(page, series, who) {
     const p = bySeat.get(row.seat);
     const shown = p.rounds.filter((s) => s !== null);
     check(shown.length ? row.total === p.total : row.total === null && !/\d/.test(row.totalText), `${who}: seat ${row.seat}'s total ${row.totalText} (${p.total} over ${shown.length} rounds shown)`);
-    check(row.left === (p.out ? '—out' : String(Math.max(0, LIMIT - p.total))) || (p.out && row.left.startsWith('—')), `${who}: seat ${row.seat}: ${row.left} left before ${LIMIT} (total ${p.total})`);
+    const left = p.out ? '—out' : String(Math.max(0, LIMIT - p.total)); // a seat out: "—" (to a screen reader, "out")
+    check(row.left === left, `${who}: seat ${row.seat}: ${row.left} left before ${LIMIT} (total ${p.total}), not ${left}`);
     p.rounds.forEach((score, i) => {
       const wanted = score !== null ? 'score' : p.out ? 'none' : p.played >= i + 1 ? 'played' : 'waiting';
       check(row.marks[String(i + 1)] === wanted, `${who}: seat ${row.seat}, round ${i + 1}: ${row.marks[String(i + 1)]}, not ${wanted}`);
