@@ -229,6 +229,14 @@ class SeriesPlayerOut(SeatOut, frozen=True, kw_only=True, omit_defaults=True):
             "a player who has played that round (to everyone once the series is finished)."
         ),
     ]
+    played: Annotated[
+        int,
+        Meta(
+            description="How many rounds the seat has played (rounds 1 to `played`: a "
+            "player plays them in order). Shown to every player of the series, even where "
+            "the scores in `rounds` are not shown yet."
+        ),
+    ]
     out: Annotated[bool, Meta(description="Whether the seat is out of the series (`elimination`).")]
     place: (
         Annotated[
@@ -405,6 +413,7 @@ def series_out(found: SeriesView) -> SeriesOut:
                 computer=player.computer if player.computer is not None else UNSET,
                 total=player.total,
                 rounds=list(player.rounds),
+                played=player.played,
                 out=player.out,
                 place=player.place if player.place is not None else UNSET,
             )

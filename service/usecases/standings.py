@@ -197,6 +197,9 @@ class PlayerView(msgspec.Struct, frozen=True):
     rounds: tuple[int | None, ...]
     """A score per round issued (once finished, per round counted); None: not played,
     not counted, or not shown."""
+    played: int
+    """How many rounds the seat has played: whether it has played a round is shown to
+    everyone, its score in it only as ``rounds`` says."""
     out: bool
     place: int | None
 
@@ -330,6 +333,7 @@ def view(
                 computer=holder if isinstance(holder, str) else None,
                 total=sum(score for score in rounds if score is not None),
                 rounds=rounds,
+                played=state.played(seat),
                 out=result.is_out(seat),
                 place=result.places[seat] if result.places is not None else None,
             )

@@ -121,3 +121,42 @@ def test_a_message_in_each_language() -> None:
 )
 def test_accept_language_chooses_among_ours(header: str | None, language: str | None) -> None:
     assert negotiate(header) == language
+
+
+# The words the players use (PRODUCT.md §8) for two ideas that must never share a word
+# within a language: the streak (days played in a row) and the series (a game night).
+STREAK_AND_SERIES = {
+    "nb": ("rekke", "serie"),
+    "nl": ("reeks", "spelavond"),
+    "de": ("serie", "spielabend"),
+}
+
+
+def _mentions(text: str, word: str) -> bool:
+    return re.search(rf"\b{word}(s|es)?\b", text, re.IGNORECASE) is not None
+
+
+@pytest.mark.parametrize("domain", domains())
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_the_streak_and_the_series_never_share_a_word(domain: str, language: str) -> None:
+    streak, series = STREAK_AND_SERIES[language]
+    translated = catalog(LOCALES / language / "LC_MESSAGES" / f"{domain}.po", language)
+    checked = 0
+    for message in translated:
+        if not message.id:
+            continue
+        source = str(message.id if isinstance(message.id, str) else message.id[0])
+        forms = message.string if isinstance(message.string, tuple) else (message.string,)
+        about_series = _mentions(source, "series") or _mentions(source, "game night")
+        about_streak = _mentions(source, "streak")
+        if about_series == about_streak:
+            continue  # neither, or both in one sentence
+        other = streak if about_series else series
+        for form in forms:
+            where = f"{language}/{domain}: {source!r} is {form!r}"
+            assert other not in form.lower(), f"{where}: the word for the other idea, {other!r}"
+        checked += 1
+    assert checked, "no message about a streak or a series"
+    if domain == "play":  # the page's names of the two
+        assert streak in str(translated["Streak"].string).lower()
+        assert series in str(translated["Series"].string).lower()

@@ -242,6 +242,9 @@ def test_another_seat_s_score_is_shown_once_the_viewer_has_played_that_round() -
         (4, None, None),
     ]
     assert [p.total for p in seen_by_bob.players] == [5, 7, 4]
+    # Whether a seat has played a round is shown though its score is not: Ann and Easy
+    # have played round 2, Bob not yet.
+    assert [p.played for p in seen_by_bob.players] == [2, 2, 1]
     seen_by_ann = view(s, result, 0, None)
     assert [p.rounds for p in seen_by_ann.players] == [(5, 3, None), (7, 9, None), (4, None, None)]
     assert seen_by_ann.status == "playing" and seen_by_ann.next is None

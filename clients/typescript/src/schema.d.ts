@@ -2996,6 +2996,8 @@ export interface components {
             out: boolean;
             /** @description The seat's place once the series is finished: 1 is first; ties share a place. */
             place?: number;
+            /** @description How many rounds the seat has played (rounds 1 to `played`: a player plays them in order). Shown to every player of the series, even where the scores in `rounds` are not shown yet. */
+            played: number;
             /** @description A score per round issued so far (once finished: per round played in the series). null: not played, played after going out or after the series ended, or not shown yet: another player's score in a round is shown only to a player who has played that round (to everyone once the series is finished). */
             rounds: (number | null)[];
             /** @description The seat, 0-based: its index in `players` (0: the creator). */

@@ -151,13 +151,14 @@ export function boxView() {
   const modeRadio = (value, label, help, checked) => h('label', { class: 'radio' },
     h('input', { type: 'radio', name: modeName, value, checked }),
     h('span', {}, h('strong', {}, label), ' — ', help));
+  // How to play it first, then the code and "Open box": the choice made before the button.
   const openForm = h('form', { class: 'panel open-box', novalidate: true },
     h('h2', {}, _('Open a box')),
-    codeEntry,
     h('fieldset', { class: 'modes' },
       h('legend', {}, _('How to play')),
       modeRadio('blind', _('Blind'), _('the owner’s result stays hidden until you have played'), true),
-      modeRadio('target', _('With target'), _('see the owner’s final position and try to beat it'), false)));
+      modeRadio('target', _('With target'), _('see the owner’s final position and try to beat it'), false)),
+    codeEntry);
 
   // Make a box.
   const form = rulesForm();
@@ -409,9 +410,20 @@ export function boxView() {
       clear(created, loading());
       /** @type {Schemas['CreatedBox']} */
       const box = await api('POST', '/v1/boxes', { body: /** @satisfies {Schemas['NewBox']} */ ({ rules: form.value() }), auth: true, idempotencyKey: uuid() });
-      // The focus on the card: the button it came from was disabled meanwhile.
+      // The focus on the card: the button it came from was disabled meanwhile. That
+      // button gives way to the card (one box made at a time); "Make another box" brings it back.
+      createButton.hidden = true;
       showBoxCard(created, box, _('Share this code or link with your friends, then play it yourself.'),
-        h('button', { type: 'button', class: 'primary', onclick: () => activate({ ...box, players: 0 }, 'blind', { autostart: true }) }, _('Play it now')));
+        h('button', { type: 'button', class: 'primary', onclick: () => activate({ ...box, players: 0 }, 'blind', { autostart: true }) }, _('Play it now')),
+        h('button', {
+          type: 'button',
+          class: 'secondary',
+          onclick: () => {
+            clear(created);
+            createButton.hidden = false;
+            createButton.focus();
+          },
+        }, _('Make another box')));
     } catch (error) {
       clear(created, errorNote(error));
       createButton.disabled = false;

@@ -7,6 +7,7 @@ import { clear, h } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, refreshPlayer, saveJSON, todayIn } from './player.js';
 import { renderResult } from './result.js';
+import { statsDetails } from './stats.js';
 import { _, formatDate, formatNumber, formatTime, ngettext, zoneName } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
@@ -61,7 +62,7 @@ export function dailyView() {
     onBack: () => load(),
   });
   const el = h('section', { class: 'view view-daily', 'aria-labelledby': 'daily-title' },
-    viewHeader(_('Daily Dice'), _('The same dice for everyone today. One official try: make it count.')), dateLine, todayLine, body, archive.el);
+    viewHeader(_('Daily Dice'), _('The same dice for everyone today. One official try: make it count.')), dateLine, todayLine, body, archive.el, statsDetails());
   /** @type {HTMLElement} */ (el.querySelector('h1')).id = 'daily-title';
   /** @type {import('./game.js').Round | null} */
   let round = null;

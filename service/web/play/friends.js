@@ -102,7 +102,7 @@ export function friendsView() {
 
   const el = h('section', { class: 'view view-friends' },
     viewHeader(_('Friends'), _('Play the Daily Dice together: share your friend code, follow your friends’ streaks and see how they did today.')),
-    invite, nameForm, boardPanel, listPanel, codePanel, redeemForm, series.el);
+    invite, nameForm, series.el, boardPanel, listPanel, codePanel, redeemForm); // a game night near the top, its forms folded
 
   let shown = 0; // the latest refresh: an older one's answers are not shown over it
   let inviting = false; // a friend's invitation asks the name itself: not asked twice on screen

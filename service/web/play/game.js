@@ -5,7 +5,7 @@ import { uuid } from './api.js';
 import { clear, die, h } from './dom.js';
 import { loadJSON, saveJSON } from './player.js';
 import * as R from './rules.js';
-import { _, formatMove, formatNumber, formatPercent, formatScore } from './strings.js';
+import { _, formatMove, formatNumber, formatPercent, formatScore, ngettext } from './strings.js';
 
 const EDITABLE = 'input, select, textarea, [contenteditable=""], [contenteditable="true"]';
 
@@ -231,7 +231,8 @@ export class Round {
     }
     this.render();
     if (this.legal.includes(this.selected)) {
-      this.say(_('{tiles} selected. Press Enter to close them.', { tiles: formatMove(R.tilesOf(this.selected)) }));
+      const tiles = R.tilesOf(this.selected);
+      this.say(ngettext('Tile {tiles} selected. Press Enter to close it.', 'Tiles {tiles} selected. Press Enter to close them.', tiles.length, { tiles: formatMove(tiles) }));
       this.reveal(this.tiles, this.actions); // the Close button it enabled
     }
   }
@@ -418,9 +419,22 @@ export class Round {
     }
     if (this.phase !== phase || `${this.index}/${this.phase === 'move' ? this.count : 0}` !== key) return;
     this.renderHint(answer);
-    // The options it made, in view, the focus on the best (Enter takes it).
-    this.reveal(this.hintPanel);
+    // The options it made in view with the dice and their total above them (what the
+    // options are for), the focus on the best (Enter takes it).
+    this.reveal(this.rollNumber.parentElement ?? this.el, this.hintPanel);
     /** @type {HTMLElement | null} */ (this.hintPanel.querySelector('.hint-option.best') ?? this.hintPanel.querySelector('.hint-option'))?.focus({ preventScroll: true });
+  }
+
+  // The hint's heading, one level below the heading the round is under (the view's h1,
+  // a panel's h2 or h3): never a level skipped.
+  hintTitle() {
+    let level = 1;
+    for (const heading of document.querySelectorAll('h1, h2, h3, h4, h5')) {
+      if (this.el.contains(heading) || !heading.getClientRects().length) continue; // its own, or not shown
+      if (heading.compareDocumentPosition(this.el) & Node.DOCUMENT_POSITION_FOLLOWING) level = Number(heading.tagName[1]);
+    }
+    const tag = /** @type {'h2' | 'h3' | 'h4' | 'h5' | 'h6'} */ (`h${Math.min(6, level + 1)}`);
+    return h(tag, { class: 'hint-title' }, _('Hint'));
   }
 
   /** @param {Schemas['Hint']} answer */
@@ -440,12 +454,14 @@ export class Round {
           h('span', { class: 'hint-tiles' }, count === 1 ? _('Roll one die') : _('Roll two dice')),
           figures(p),
           choice.best === count ? h('span', { class: 'badge' }, _('Best')) : null));
-      clear(this.hintPanel, h('h3', {}, _('Hint')),
+      clear(this.hintPanel, this.hintTitle(),
         h('ol', { class: 'hint-options' }, /** @type {[number, Schemas['PolicyFigures']][]} */ ([[1, choice.one], [2, choice.two]]).sort((a, b) => (a[0] === choice.best ? -1 : b[0] === choice.best ? 1 : 0)).map(([c, p]) => row(c, p))));
       return;
     }
     const best = answer.best ? R.maskOf(answer.best) : null;
-    const SHOWN = 5; // the rest behind a button: a full 12-tile box has a dozen options
+    // The rest behind a button: a full 12-tile box has a dozen options, and on a phone
+    // more than three push the dice out of view.
+    const SHOWN = window.matchMedia('(max-width: 480px)').matches ? 3 : 5;
     const items = answer.options.map((option, i) => {
       const mask = R.maskOf(option.tiles);
       const isBest = mask === best;
@@ -466,7 +482,7 @@ export class Round {
         },
       }, _('Show {count} more', { count: formatNumber(items.length - SHOWN) }))
       : null;
-    clear(this.hintPanel, h('h3', {}, _('Hint')),
+    clear(this.hintPanel, this.hintTitle(),
       h('p', { class: 'muted-text' }, _('Ranked by the chance to shut the box, then by the expected score.')),
       h('ol', { class: 'hint-options' }, items), more);
   }

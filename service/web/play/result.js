@@ -197,6 +197,10 @@ function computers(result, ids) {
     h('span', { class: 'computer-name' }, name),
     fitted(h('span', { class: 'computer-score' }), formatScore(run.score, scoring)),
     run.shut ? h('span', { class: 'computer-shut' }, _('shut')) : null))),
+    // A struck-through score is one the player beat (not a player out).
+    players.some(([key, , run]) => key !== 'you' && run.score > result.score)
+      ? h('p', { class: 'muted-text small beaten-legend' }, h('span', { class: 'beaten-sample', 'aria-hidden': 'true' }, '12'), ' ', _('Struck through: a score you beat.'))
+      : null,
     h('p', { class: 'muted-text small' }, _('Easy picks at random, Medium closes the highest tiles, Hard plays the best odds.')));
 }
 

@@ -96,7 +96,6 @@ export function seriesPanel() {
   const createError = h('div', { class: 'form-error', 'aria-live': 'polite' });
   const createButton = h('button', { type: 'submit', class: 'primary' }, _('Make a series'));
   const createForm = h('form', { class: 'series-create', novalidate: true },
-    h('h3', {}, _('Make a series')),
     h('fieldset', { class: 'modes' },
       h('legend', {}, _('Format')),
       /** @type {Kind[]} */ (['rounds', 'to_score', 'elimination']).map((kind) => h('label', { class: 'radio' },
@@ -118,15 +117,30 @@ export function seriesPanel() {
   });
   const joinForm = h('form', { class: 'series-join', novalidate: true }, h('h3', {}, _('Join a series')), codeEntry);
 
-  const forms = h('div', { class: 'series-forms' }, createForm, joinForm);
+  // Making one: folded under its name until wanted (the Friends view stays short).
+  const make = h('details', { class: 'series-make' }, h('summary', {}, h('h3', {}, _('Make a series'))), createForm);
+  const forms = h('div', { class: 'series-forms' }, make, joinForm);
+  // Under a series shown, the forms wait behind this button.
+  const another = h('button', {
+    type: 'button',
+    class: 'secondary',
+    onclick: () => {
+      forms.hidden = false;
+      another.hidden = true;
+      make.open = true;
+      /** @type {HTMLElement | null} */ (make.querySelector('input'))?.focus();
+    },
+  }, _('Make or join another series'));
+  another.hidden = true;
   const el = h('section', { class: 'panel series', 'aria-labelledby': titleId },
     h('h2', { id: titleId }, _('Series')),
     h('p', { class: 'muted-text' }, _('A game night over several rounds: everyone plays the same dice, each at their own pace, and the lowest total wins.')),
-    mine, current, forms);
+    mine, current, another, forms);
 
   /** @type {import('./game.js').Round | null} */
   let round = null;
   let shown = 0; // the latest opening: an older one's answer is not shown over it
+  let everyRound = false; // a phone's standings unfolded: they stay so on a refresh
   // What the API takes (GET /v1/rules); until it says, or if it can't, the form leaves
   // the numbers' range to the API's answer to the series made.
   /** @type {Bounds | null} */
@@ -215,35 +229,122 @@ export function seriesPanel() {
     return seat.id !== undefined && seat.id === storedPlayer()?.id;
   }
 
-  /** @param {Series} series */
+  /**
+   * The standings, folded for a phone as a golf leaderboard is: place, player, total (and
+   * in an elimination what is left before the limit) first, where a narrow screen always
+   * shows them, then the rounds. A phone shows the round being played (who has played it,
+   * who not yet) and keeps the earlier rounds, already in the totals, behind "Every
+   * round"; a wider screen shows every round. Rows in order of place.
+   * @param {Series} series
+   */
   function standings(series) {
     const count = Math.max(0, ...series.players.map((p) => p.rounds.length));
     const numbers = Array.from({ length: count }, (_unused, i) => i + 1);
     const finished = series.status === 'finished';
-    return h('div', { class: 'table-scroll', role: 'region', 'aria-label': _('Standings'), tabindex: '0' },
-      h('table', { class: 'standings' },
-        h('caption', { class: 'sr-only' }, _('Standings')),
-        h('thead', {}, h('tr', {},
-          finished ? h('th', { scope: 'col' }, _('Place')) : null,
-          h('th', { scope: 'col' }, _('Player')),
-          numbers.map((n) => h('th', { scope: 'col', class: 'num' }, h('span', { 'aria-hidden': 'true' }, formatNumber(n)), h('span', { class: 'sr-only' }, _('Round {round}', { round: formatNumber(n) })))),
-          h('th', { scope: 'col', class: 'num' }, _('Total')))),
-        h('tbody', {}, series.players.map((seat) => h('tr', { class: isMe(seat) ? 'is-you' : null, 'data-seat': seat.seat, 'data-place': seat.place ?? null },
-          finished ? h('td', { class: 'standings-place' }, seat.place !== undefined ? formatNumber(seat.place) : '') : null,
+    // The round the table waits on: the first not complete (the last one, once finished).
+    const current = finished ? count : Math.min(count, series.rounds_complete + 1);
+    const format = series.format;
+    const limit = format.kind === 'elimination' ? format.limit : null;
+    const rows = ranked(series);
+    const tableId = uniqueId('standings');
+    const table = h('table', { class: ['standings', everyRound && 'all-rounds'], id: tableId },
+      h('caption', { class: 'sr-only' }, _('Standings')),
+      h('thead', {}, h('tr', {},
+        h('th', { scope: 'col', class: 'num standings-place' }, h('span', { 'aria-hidden': 'true' }, '#'), h('span', { class: 'sr-only' }, _('Place'))),
+        h('th', { scope: 'col' }, _('Player')),
+        h('th', { scope: 'col', class: 'num standings-total' }, _('Total')),
+        limit === null ? null : h('th', { scope: 'col', class: 'num standings-left' }, h('span', { 'aria-hidden': 'true' }, _('To {limit}', { limit: formatNumber(limit) })), h('span', { class: 'sr-only' }, _('Left before the limit of {limit}', { limit: formatNumber(limit) }))),
+        numbers.map((n) => h('th', { scope: 'col', class: ['num', 'round-col', n === current && 'current'] },
+          h('span', { 'aria-hidden': 'true' }, n === current ? _('Round {round}', { round: formatNumber(n) }) : formatNumber(n)),
+          h('span', { class: 'sr-only' }, _('Round {round}', { round: formatNumber(n) })))))),
+      h('tbody', {}, rows.map(({ seat, place }) => {
+        const shown = seat.rounds.some((score) => score !== null && score !== undefined);
+        return h('tr', { class: isMe(seat) ? 'is-you' : null, 'data-seat': seat.seat, 'data-place': seat.place ?? null },
+          h('td', { class: 'num standings-place' }, formatNumber(place)),
           h('th', { scope: 'row', class: 'standings-name' },
             h('span', { class: 'standings-player' }, seat.name ?? _('Anonymous')),
-            isMe(seat) ? h('span', { class: 'chip chip-you' }, _('you')) : null,
-            seat.seat === 0 && !seat.computer ? h('span', { class: 'chip chip-owner' }, _('owner')) : null, // who made it
-            seat.computer ? h('span', { class: 'chip' }, _('computer')) : null,
-            seat.out ? h('span', { class: 'chip chip-out' }, _('out')) : null),
-          numbers.map((n) => {
-            const score = seat.rounds[n - 1];
-            return h('td', { class: 'num round-score', 'data-round': n },
-              score === null || score === undefined
-                ? [h('span', { 'aria-hidden': 'true' }, '—'), h('span', { class: 'sr-only' }, _('not shown'))]
-                : formatScore(score, series.rules.scoring));
-          }),
-          h('td', { class: 'num standings-total' }, formatNumber(seat.total)))))));
+            h('span', { class: 'standings-marks' },
+              isMe(seat) ? h('span', { class: 'chip chip-you' }, _('you')) : null,
+              seat.seat === 0 && !seat.computer ? h('span', { class: 'chip chip-owner' }, _('owner')) : null, // who made it
+              seat.computer ? h('span', { class: 'chip' }, _('computer')) : null,
+              seat.out ? h('span', { class: 'chip chip-out' }, _('out')) : null)),
+          // No score shown yet (its rounds hidden until one plays them): no total, not a 0.
+          h('td', { class: 'num standings-total', 'data-total': shown ? seat.total : null },
+            shown ? formatNumber(seat.total) : [h('span', { 'aria-hidden': 'true' }, '—'), h('span', { class: 'sr-only' }, _('no score shown yet'))]),
+          limit === null ? null : h('td', { class: 'num standings-left' }, seat.out ? [h('span', { 'aria-hidden': 'true' }, '—'), h('span', { class: 'sr-only' }, _('out'))] : formatNumber(Math.max(0, limit - seat.total))),
+          numbers.map((n) => h('td', { class: ['num', 'round-score', 'round-col', n === current && 'current'], 'data-round': n, 'data-mark': roundMark(seat, n) },
+            roundCell(series, seat, n))));
+      })));
+    const region = h('div', { class: 'table-scroll', role: 'region', 'aria-label': _('Standings'), tabindex: '0' }, table);
+    // On a phone: every round on demand (a wider screen shows them all, and no button).
+    const every = count > 1
+      ? h('button', {
+        type: 'button',
+        class: 'secondary small-button every-round',
+        'aria-controls': tableId,
+        'aria-expanded': String(everyRound),
+        onclick: (/** @type {MouseEvent} */ event) => {
+          everyRound = !everyRound;
+          table.classList.toggle('all-rounds', everyRound);
+          /** @type {HTMLElement} */ (event.currentTarget).setAttribute('aria-expanded', String(everyRound));
+        },
+      }, _('Every round'))
+      : null;
+    const legend = h('p', { class: 'field-help standings-legend' },
+      _('✓: played, its score shown once you have played that round. “not yet”: not played yet.'));
+    return [region, h('div', { class: 'standings-foot' }, legend, every)];
+  }
+
+  /**
+   * What a seat's cell of round n shows: its score, or why there is none.
+   * @param {Series} series
+   * @param {Schemas['SeriesPlayerOut']} seat
+   * @param {number} n
+   */
+  function roundCell(series, seat, n) {
+    const score = seat.rounds[n - 1];
+    const mark = roundMark(seat, n);
+    if (mark === 'score') return formatScore(/** @type {number} */ (score), series.rules.scoring);
+    if (mark === 'played') return [h('span', { 'aria-hidden': 'true', class: 'played-mark' }, '✓'), h('span', { class: 'sr-only' }, _('played, not shown yet'))];
+    if (mark === 'waiting') return h('span', { class: 'waiting-mark' }, _('not yet'));
+    return [h('span', { 'aria-hidden': 'true' }, '—'), h('span', { class: 'sr-only' }, _('not shown'))];
+  }
+
+  /**
+   * @param {Schemas['SeriesPlayerOut']} seat
+   * @param {number} n a round
+   * @returns {'score' | 'played' | 'waiting' | 'none'} its score shown; played, its score
+   *   not shown yet; not played yet (a seat still in); nothing (out, or not counted)
+   */
+  function roundMark(seat, n) {
+    const score = seat.rounds[n - 1];
+    if (score !== null && score !== undefined) return 'score';
+    if (seat.out) return 'none';
+    return seat.played >= n ? 'played' : 'waiting';
+  }
+
+  /**
+   * The seats in order of place: once finished, the series' places; until then those
+   * still in by their total over the complete rounds (every seat's shown), then those out.
+   * Ties share a place.
+   * @param {Series} series
+   * @returns {{seat: Schemas['SeriesPlayerOut'], place: number}[]}
+   */
+  function ranked(series) {
+    /** @param {Schemas['SeriesPlayerOut']} seat @returns {number[]} */
+    const key = (seat) => series.status === 'finished'
+      ? [seat.place ?? Infinity]
+      : [seat.out ? 1 : 0, seat.rounds.slice(0, series.rounds_complete).reduce((/** @type {number} */ sum, s) => sum + (s ?? 0), 0)];
+    /** @param {number[]} a @param {number[]} b */
+    const compare = (a, b) => a[0] - b[0] || (a[1] ?? 0) - (b[1] ?? 0);
+    const sorted = [...series.players].sort((a, b) => compare(key(a), key(b)) || a.seat - b.seat);
+    /** @type {{seat: Schemas['SeriesPlayerOut'], place: number}[]} */
+    const rows = [];
+    sorted.forEach((seat, i) => {
+      const tied = i > 0 && compare(key(sorted[i - 1]), key(seat)) === 0;
+      rows.push({ seat, place: series.status === 'finished' && seat.place !== undefined ? seat.place : tied ? rows[i - 1].place : i + 1 });
+    });
+    return rows;
   }
 
   /** @param {Series} series */
@@ -265,7 +366,8 @@ export function seriesPanel() {
   function render(series, { result, played = 0, focus = false } = {}) {
     round?.destroy();
     round = null;
-    forms.hidden = false;
+    forms.hidden = true; // one series at a time: another on demand
+    another.hidden = false;
     const player = storedPlayer();
     if (player) saveJSON(lastKey(player.id), series.code);
     if (!mineList.querySelector(`[data-code="${series.display_code}"]`)) listMine(); // a series new to the list
@@ -307,6 +409,7 @@ export function seriesPanel() {
         onStart: (started) => {
           round = started;
           forms.hidden = true; // one thing at a time while the round is on
+          another.hidden = true;
           resultView?.remove();
         },
       });
@@ -338,7 +441,7 @@ export function seriesPanel() {
       if (!again) saveJSON(storageKey, null);
       round?.destroy();
       round = null;
-      forms.hidden = false;
+      another.hidden = false;
       clear(stage, errorNote(error, again ? () => submit(series, number, moves, key, storageKey) : () => open(series.code, { focus: true })));
     }
   }
@@ -423,6 +526,8 @@ export function seriesPanel() {
     }
     const { yes, no, outcome } = offerButtons(questionId, _('Join this series'), () => join(invitation.code), () => {
       clear(current);
+      forms.hidden = false;
+      another.hidden = true;
       codeInput.focus();
     });
     clear(current, h('div', { class: 'series-invite' },

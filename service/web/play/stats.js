@@ -1,9 +1,12 @@
 // @ts-check
 // The player's statistics over their official Daily Dice runs (GET /v1/players/me/stats):
 // the figures, and the scores as a small bar chart of plain HTML and CSS.
-import { h } from './dom.js';
+import { api } from './api.js';
+import { clear, h } from './dom.js';
+import { ensurePlayer } from './player.js';
 import { stat, streakStats } from './result.js';
 import { _, formatNumber, formatPercent, ngettext } from './strings.js';
+import { errorNote, loading } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 
@@ -63,4 +66,32 @@ export function renderStats(stats) {
       ...streakStats(stats.streak)),
     scoreChart(stats.distribution),
   ];
+}
+
+/**
+ * The statistics folded under their name where players look after a round (the Daily
+ * Dice), read when opened: the Account tab is not where anyone looks for them.
+ * @returns {HTMLDetailsElement}
+ */
+export function statsDetails() {
+  const body = h('div', { class: 'stats-body', 'aria-live': 'polite' });
+  const details = h('details', { class: 'panel stats-details' },
+    h('summary', {}, h('h2', {}, _('Your statistics'))),
+    h('p', { class: 'muted-text' }, _('Over your official Daily Dice runs (not boxes, not practice).')),
+    body);
+  async function read() {
+    clear(body, loading());
+    try {
+      await ensurePlayer();
+      /** @type {Schemas['PlayerStats']} */
+      const stats = await api('GET', '/v1/players/me/stats', { auth: true });
+      clear(body, renderStats(stats));
+    } catch (error) {
+      clear(body, errorNote(error, read));
+    }
+  }
+  details.addEventListener('toggle', () => {
+    if (details.open) read(); // the figures as they are now, each time it is opened
+  });
+  return details;
 }

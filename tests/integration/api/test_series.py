@@ -155,7 +155,8 @@ async def test_create_and_join_by_code_within_the_seats(
     first = await join(client, bob, code)
     assert first.status_code == 201
     assert row_of(first.json(), bob) == {
-        "seat": 4, "id": bob["id"], "name": "Bob", "total": 0, "rounds": [None], "out": False,
+        "seat": 4, "id": bob["id"], "name": "Bob", "total": 0, "rounds": [None], "played": 0,
+        "out": False,
     }  # fmt: skip
     assert first.json()["next"] == series["next"]  # the same dice for everyone
     again = await join(client, bob, code)
@@ -322,6 +323,8 @@ async def test_other_players_scores_show_once_one_has_played_that_round(
     bobs = await seen(client, bob, code)
     assert row_of(bobs, ann)["rounds"] == [None, None] and row_of(bobs, ann)["total"] == 0
     assert bobs["players"][1]["rounds"] == [None, None] and bobs["players"][1]["total"] == 0
+    # ... but that they have played it is: Bob's page can tell who he is waiting for.
+    assert [p["played"] for p in bobs["players"]] == [1, 2, 0]
 
     bobs_run = legal_runs(dice, 2)[-1]
     bobs_after = await played(client, bob, code, 1, bobs_run)

@@ -2,7 +2,8 @@
 // the environment or the command line), Debian's Chromium through playwright-core, a
 // watch on console errors, page errors and outside requests, screenshots, and a player
 // that plays a round through the page (tiles clicked or typed, never by calling the API).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -16,6 +17,10 @@ const chromiumPath = process.env.SHUTBOX_CHROMIUM || '/usr/bin/chromium';
 export const PHONE = { viewport: { width: 375, height: 667 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 export const PHONE_TALL = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true }; // a recent phone
 export const DESKTOP = { viewport: { width: 1100, height: 900 } };
+// The two phones every view is checked at (a small Android, a recent iPhone) and a laptop.
+export const PHONE_360 = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+export const PHONE_390 = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
+export const LAPTOP = { viewport: { width: 1280, height: 800 } };
 
 mkdirSync(artifacts, { recursive: true });
 
@@ -168,4 +173,39 @@ export async function run(scenario) {
   } finally {
     await browser.close();
   }
+}
+
+// axe-core (the npm package of this folder), run in the page as it stands: every rule of
+// its default set (WCAG A and AA, and its best practices). Evaluated through the DevTools
+// protocol, so the page's Content-Security-Policy (scripts from its own origin only) lets it.
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export async function axe(page, what) {
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}: ${v.nodes.slice(0, 4).map((n) => `${n.target.join(' ')} ${n.failureSummary?.split('\n')[1]?.trim() ?? ''}`).join(' | ')}`);
+  });
+  check(violations.length === 0, `${what}: axe found ${violations.length} violation(s):\n  ${violations.join('\n  ')}`);
+  console.log(`axe: ${what}: no violation`);
+}
+
+// WCAG's contrast ratio of two colours ('rgb(r, g, b)' or 'rgba(r, g, b, a)', opaque).
+export function contrast(a, b) {
+  const luminance = (color) => {
+    const [r, g, bl] = color.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => {
+      const c = v / 255;
+      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+// Whether an element's box lies inside the window (its own, not the page's).
+export async function insideViewport(page, locator) {
+  const box = await locator.boundingBox();
+  const { width, height } = page.viewportSize();
+  return Boolean(box) && box.x >= 0 && box.y >= 0 && box.x + box.width <= width + 0.5 && box.y + box.height <= height + 0.5;
 }

@@ -26,31 +26,37 @@ async function apiSeries(page, code) {
   return answer.json();
 }
 
-// The standings as the page shows them: [{seat, name, rounds (null: "—"), total, place, you}].
+// The standings as the page shows them, by seat: [{seat, name, rounds (null: no score
+// shown), total (null: none shown), place, you, owner}], and the seats in the page's order.
 async function shownStandings(page) {
   const rows = view(page).locator('.series-current .standings tbody tr');
   await rows.first().waitFor();
-  return rows.evaluateAll((items) => items.map((tr) => ({
+  const shown = await rows.evaluateAll((items) => items.map((tr) => ({
     seat: Number(tr.dataset.seat),
     name: tr.querySelector('.standings-player').textContent,
-    rounds: [...tr.querySelectorAll('.round-score')].map((td) => (td.querySelector('[aria-hidden="true"]')?.textContent === '—' ? null : Number(td.textContent))),
-    total: Number(tr.querySelector('.standings-total').textContent),
+    rounds: [...tr.querySelectorAll('.round-score')].map((td) => (td.dataset.mark === 'score' ? Number(td.textContent) : null)),
+    total: tr.querySelector('.standings-total').dataset.total === undefined ? null : Number(tr.querySelector('.standings-total').textContent),
     place: tr.dataset.place ? Number(tr.dataset.place) : null,
     you: tr.classList.contains('is-you') && tr.querySelector('.chip-you')?.textContent === 'you',
     owner: tr.querySelector('.chip-owner')?.textContent === 'owner',
   })));
+  return { bySeat: [...shown].sort((a, b) => a.seat - b.seat), order: shown.map((r) => r.seat) };
 }
 
-// The page's standings are the API's; returned.
+// The page's standings are the API's (a total only where a score is shown), in order of
+// place; returned by seat.
 async function checkStandings(page, code, label) {
   const series = await apiSeries(page, code);
   const { id } = await stored(page);
   const expected = series.players.map((p) => ({
-    seat: p.seat, name: p.name, rounds: p.rounds, total: p.total, place: p.place ?? null, you: p.id === id,
+    seat: p.seat, name: p.name, rounds: p.rounds, total: p.rounds.some((s) => s !== null) ? p.total : null, place: p.place ?? null, you: p.id === id,
     owner: p.seat === 0 && !p.computer, // the series' maker, its first seat
   }));
-  const shown = await shownStandings(page);
+  const { bySeat: shown, order } = await shownStandings(page);
   check(JSON.stringify(shown) === JSON.stringify(expected), `${label}: the standings shown ${JSON.stringify(shown)} are the API's ${JSON.stringify(expected)}`);
+  const counted = (p) => [p.out ? 1 : 0, series.status === 'finished' ? p.place : p.rounds.slice(0, series.rounds_complete).reduce((a, s) => a + (s ?? 0), 0)];
+  const wanted = [...series.players].sort((a, b) => counted(a)[0] - counted(b)[0] || counted(a)[1] - counted(b)[1] || a.seat - b.seat).map((p) => p.seat);
+  check(JSON.stringify(order) === JSON.stringify(wanted), `${label}: rows in order of place: ${order}, not ${wanted}`);
   return { shown, series };
 }
 
@@ -87,6 +93,9 @@ await run(async (browser) => {
   await alice.getByRole('link', { name: 'Friends', exact: true }).click();
   const panel = view(alice).locator('.series');
   await panel.getByRole('heading', { name: 'Series', level: 2 }).waitFor();
+  // The form folded under its name until wanted.
+  check(!(await panel.getByRole('radio', { name: 'A number of rounds' }).isVisible()), 'the make form folded');
+  await panel.locator('.series-make > summary').click();
   check(await panel.getByRole('radio', { name: 'A number of rounds' }).isChecked(), 'rounds by default');
   await panel.getByRole('radio', { name: 'Up to a score' }).check();
   check((await panel.getByLabel('Target', { exact: true }).inputValue()) === '100', 'the target field for "up to a score"');
@@ -158,13 +167,18 @@ await run(async (browser) => {
     check(shown[0].rounds[n - 1] === scores.Alice[n - 1], `A's round ${n} score in the standings`);
     check(typeof shown[1].rounds[n - 1] === 'number', `Easy's round ${n} shown to A`);
     check(shown[2].rounds[n - 1] === null, `B's round ${n} "—" before he plays it`);
-    const dash = view(alice).locator(`.standings tr[data-seat="2"] td[data-round="${n}"]`);
-    check((await dash.locator('[aria-hidden="true"]').textContent()) === '—' && (await dash.locator('.sr-only').textContent()) === 'not shown', 'shown as "—" (to a screen reader: not shown)');
+    const waiting = view(alice).locator(`.standings tr[data-seat="2"] td[data-round="${n}"]`);
+    check((await waiting.getAttribute('data-mark')) === 'waiting' && (await waiting.textContent()) === 'not yet', `B marked "not yet" in round ${n}`);
 
     // B, before playing round n: A's and Easy's round n hidden from him.
     await refresh(bob);
     ({ shown } = await checkStandings(bob, code, `B before his round ${n}`));
     check(shown[0].rounds[n - 1] === null && shown[1].rounds[n - 1] === null, `round ${n} hidden from B until he plays it`);
+    for (const seat of [0, 1]) {
+      const cell = view(bob).locator(`.standings tr[data-seat="${seat}"] td[data-round="${n}"]`);
+      check((await cell.getAttribute('data-mark')) === 'played' && (await cell.locator('[aria-hidden="true"]').textContent()) === '✓', `seat ${seat} marked as having played round ${n} (✓), its score hidden from B`);
+    }
+    if (n === 1) check(shown[0].total === null, 'no "0" for A before B has played a round: no score of hers shown to him');
     scores.Bob.push(await playSeriesRound(bob, n, { keyboard: true }));
     ({ shown } = await checkStandings(bob, code, `B after his round ${n}`));
     check(shown[0].rounds[n - 1] === scores.Alice[n - 1] && shown[2].rounds[n - 1] === scores.Bob[n - 1], `round ${n}'s scores shown to B`);

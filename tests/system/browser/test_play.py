@@ -139,6 +139,7 @@ PREPARATIONS: dict[str, Preparation] = {
     "archive.mjs": an_archive_date,
     "phone.mjs": solo_deals,
     "streak.mjs": players_who_missed_yesterday,
+    "views.mjs": solo_deals,
 }
 
 
@@ -207,6 +208,14 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
             "names.mjs",
             "names-9-code-on-another-phone-360.png",
             id="friends_by_name_never_anonymous_on_phones",
+        ),
+        pytest.param(
+            "views.mjs", "views-1280-statistics.png", id="every_view_on_two_phones_with_axe"
+        ),
+        pytest.param(
+            "standings.mjs",
+            "standings-5-en-1280.png",
+            id="series_standings_of_six_rounds_fit_a_phone",
         ),
     ],
 )
