@@ -182,6 +182,49 @@ export function offerButtons(questionId, label, accept, decline) {
   return { yes, no, outcome };
 }
 
+// A question before a step that can't be undone (a new friend code ends the shared link):
+// ask() shows it under the button that asked, its "no" focused (the question read as its
+// description), so that neither a slip of the finger nor Enter pressed twice takes the
+// step. "Yes" runs act(); "no", or Escape, puts the question away, the focus back on
+// the button.
+/**
+ * @param {{question: string, yes: string, no: string, act: () => unknown}} options
+ * @returns {{el: HTMLDivElement, ask: (from: HTMLElement) => void}}
+ */
+export function confirmStep({ question, yes, no, act }) {
+  const questionId = uniqueId('confirm');
+  const yesButton = h('button', { type: 'button', class: 'primary', 'aria-describedby': questionId }, yes);
+  const noButton = h('button', { type: 'button', class: 'secondary', 'aria-describedby': questionId }, no);
+  const el = h('div', { class: 'confirm', role: 'group', 'aria-labelledby': questionId, hidden: true },
+    h('p', { id: questionId }, question),
+    h('div', { class: 'actions' }, yesButton, noButton));
+  /** @type {HTMLElement | null} */
+  let asker = null;
+  const away = () => {
+    el.hidden = true;
+    asker?.focus();
+  };
+  yesButton.addEventListener('click', () => {
+    el.hidden = true;
+    act();
+  });
+  noButton.addEventListener('click', away);
+  el.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      away();
+    }
+  });
+  return {
+    el,
+    ask(from) {
+      asker = from;
+      el.hidden = false;
+      noButton.focus();
+    },
+  };
+}
+
 // The rules in plain words, for a summary line: what a move closes, how a roll counts,
 // when one die may (or must) be rolled, how the score is counted (PRODUCT.md §2).
 /** @type {Record<string, Record<string, string>>} */
