@@ -46,8 +46,8 @@ export function errorNote(error, retry = null) {
 /** @type {Record<string, string>} */
 const FIELDS = {
   tiles: N_('Tiles'),
-  one_die: N_('One die'),
-  one_die_choice: N_('Single die'),
+  one_die: N_('Rolling one die allowed'),
+  one_die_choice: N_('Once it is allowed, one die'),
   move_rule: N_('Moves'),
   total: N_('A roll counts as'),
   scoring: N_('Scoring'),

@@ -9,7 +9,7 @@
 // offset, sorted by offset; the time there changing with the choice), the lock on a
 // second change within 24 hours said with a date and time the language's way (not ISO),
 // and the rules summary in words, not the rules form's one-word choices.
-import { check, newPage, pageModule, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
+import { check, newPage, openSoloRules, pageModule, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
 
 const NAMES = ['English', 'Norsk bokmål', 'Nederlands', 'Deutsch'];
 const NORWEGIAN_LABELS = ['best', 'unøyaktighet', 'feil', 'tabbe'];
@@ -224,6 +224,7 @@ async function zonesAndDates(browser) {
   // The rules summary in words: no part of it one of the rules form's one-word choices.
   const summary = async () => {
     await page.goto('/play#solo');
+    await openSoloRules(page);
     await view(page).locator('.rules-form select[name="one_die"]').selectOption('high_closed');
     await view(page).locator('.rules-form select[name="scoring"]').selectOption('count');
     await view(page).locator('.solo-setup button[type="submit"]').click();
