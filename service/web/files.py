@@ -262,7 +262,9 @@ _STATIC_IMPORT: Final = re.compile(
     r"""^(?:import|export)\s[^;'"]*?\bfrom\s*['"]\./([\w.-]+\.js)['"]""", re.MULTILINE
 )
 # index.html's module script: where the page's modules start.
-_ENTRY: Final = re.compile(r'<script\b[^>]*\btype="module"[^>]*\bsrc="/play/(?:[0-9a-f]+/)?([^"?#]+)"')
+_ENTRY: Final = re.compile(
+    r'<script\b[^>]*\btype="module"[^>]*\bsrc="/play/(?:[0-9a-f]+/)?([^"?#]+)"'
+)
 
 
 def statically_imported(entry: str, sources: dict[str, str]) -> list[str]:

@@ -62,7 +62,8 @@ async def test_every_module_the_page_imports_is_served(
     page_client: httpx.AsyncClient, fingerprinted: bool
 ) -> None:
     """From the app.js the page names (under its digest), or from /play/app.js: every
-    import, relative, stays under the same prefix, and every module is reached."""
+    import, relative (static, or a view's ``import('./x.js')``), stays under the same
+    prefix, and every module is reached."""
     index = (await page_client.get("/play")).text
     prefix = re.search(r'<script type="module" src="(/play/[0-9a-f]{16}/)app\.js">', index)
     assert prefix is not None, index
@@ -78,7 +79,7 @@ async def test_every_module_the_page_imports_is_served(
         assert answer.status_code == 200, name
         immutable = "immutable" in answer.headers["cache-control"]
         assert immutable == fingerprinted, (name, answer.headers["cache-control"])
-        todo += re.findall(r"""from '\./([\w-]+\.js)'""", answer.text)
+        todo += re.findall(r"""(?:from |import\()'\./([\w-]+\.js)'""", answer.text)
     assert seen == {p.name for p in PLAY_DIRECTORY.glob("*.js")}
 
 
