@@ -65,7 +65,8 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
     return h('li', { class: 'practice-run', 'data-date': run.date, tabindex: '-1' },
       h('span', { class: 'practice-date' }, formatDate(run.date)),
       h('span', { class: 'practice-score' }, formatNumber(run.score), run.shut ? h('span', { class: 'chip chip-best' }, _('shut')) : null),
-      h('span', { class: 'practice-rank' }, _('would have ranked {position} of {players}', { position: formatNumber(position), players: formatNumber(players) })),
+      h('span', { class: 'practice-rank' }, players <= 1 ? _('nobody played it officially')
+        : _('would have ranked {position} of {players}', { position: formatNumber(position), players: formatNumber(players) })),
       h('span', { class: 'practice-best' }, _('best possible {score}', { score: formatNumber(run.best_possible) })));
   }
 
@@ -169,6 +170,7 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
       round = null;
       active = true;
       dateLine.textContent = _('Practice: {date}', { date: formatDate(day) });
+      dateLine.classList.add('practice-line'); // kept in view while the round scrolls (style.css)
       const storageKey = `progress.practice.${player.id}.${day}`;
       keptRound({
         storageKey,
@@ -200,6 +202,7 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
     round?.destroy();
     round = null;
     active = false;
+    dateLine.classList.remove('practice-line');
   }
 
   return {
@@ -213,5 +216,11 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
     },
     active: () => active,
     end,
+    // A date to practise, as if chosen in the form (a link's).
+    /** @param {string} day YYYY-MM-DD */
+    play(day) {
+      dateInput.value = day;
+      begin(day);
+    },
   };
 }

@@ -14,9 +14,9 @@ import { _, language, locale, N_, ngettext } from './strings.js';
 /** @typedef {import('./rules.js').Roll} Roll */
 /**
  * A view of the page (Daily Dice, Friends, Friend Box, Solo, Account): its element, shown
- * with the route's parameters (a box's code, a friend code), destroyed when the page is
+ * with the route's parameters (a box's code, a friend code, a date), destroyed when the page is
  * built again.
- * @typedef {{el: HTMLElement, show: (params?: {code?: string, series?: string}) => void, destroy: () => void}} View
+ * @typedef {{el: HTMLElement, show: (params?: {code?: string, series?: string, date?: string}) => void, destroy: () => void}} View
  */
 
 /** @param {string} [text] */
