@@ -4,7 +4,8 @@
 // offers its share near the top (the share sheet here: the Web Share API, stubbed to see
 // what it is given) with a link that opens the game on that date, and what to play next.
 // The link opened again shows the result; opened by a new player at 390x844, it offers
-// that date's round, how to play first. "Got it" folds how to play for good.
+// that date's round, how to play first. "Got it" folds how to play for good. On both
+// phones: Solo's "Roll the dice" in view with the rules folded, and "Make a new code" asks.
 import { baseUrl, check, newPage, playRound, run, screenshot, text, view } from './lib.mjs';
 
 const SMALL = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
@@ -109,4 +110,26 @@ await run(async (browser) => {
   const overflow = await ben.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check(overflow <= 0, `no horizontal scrolling (${overflow}px too wide)`);
   await screenshot(ben, 'first-try-5-folded-390');
+
+  // What next, on each phone: a Solo round starts from "Roll the dice" in view, the rules
+  // folded; a friend code is not replaced by one tap.
+  for (const [page, size, height] of [[anna, 360, SMALL.viewport.height], [ben, 390, TALL.viewport.height]]) {
+    await page.getByRole('link', { name: 'Solo', exact: true }).click();
+    const roll = view(page).getByRole('button', { name: 'Roll the dice' });
+    await roll.waitFor();
+    const box = await roll.boundingBox();
+    check(box.y + box.height <= height, `Roll the dice in view at ${size} px (${JSON.stringify(box)})`);
+    check((await view(page).locator('select:visible').count()) === 0, `no drop-down before the rules at ${size} px`);
+    await screenshot(page, `first-try-6-solo-setup-${size}`);
+    await page.getByRole('link', { name: 'Friends', exact: true }).click();
+    await view(page).getByRole('button', { name: 'Make a friend code' }).click();
+    await view(page).locator('.friend-code .box-code').waitFor();
+    await view(page).getByRole('button', { name: 'Make a new code' }).click();
+    const keep = view(page).getByRole('button', { name: 'Keep this code' });
+    await keep.waitFor();
+    check(await keep.evaluate((el) => el === document.activeElement), `the focus on keeping the code at ${size} px`);
+    const kept = await keep.boundingBox();
+    check(kept.x + kept.width <= size, `the question fits at ${size} px`);
+    await screenshot(page, `first-try-7-new-code-asked-${size}`);
+  }
 });
