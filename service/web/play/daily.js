@@ -98,6 +98,7 @@ export function dailyView() {
   /** @type {import('./player.js').StoredPlayer} */
   let player;
   let loads = 0; // the latest load (or the archive taking the stage): an earlier load stops
+  let loadedOn = ''; // the date in the player's zone at the latest load: a new one reloads
 
   const progressKey = () => `progress.daily.${player.id}.${day}`;
 
@@ -237,19 +238,20 @@ export function dailyView() {
     clear(body, loading(known ? _('Loading…') : _('Setting up your player…')));
     try {
       player = await ensurePlayer();
+      loadedOn = todayIn(player.time_zone);
       archive.refresh();
       if (!current()) return;
       /** @type {Promise<Schemas['Today']>} */
       const asked = api('GET', '/v1/players/me/today', { auth: true });
       if (!known && !wanted && todayIn(player.time_zone) === guess) {
-        asked.catch(() => {}); // only its notes are missing then
+        const noted = asked.catch(() => null); // without it, only today's notes are missing
         day = guess;
         const daily = await early;
         if (!current()) return;
         play(daily);
         window.dispatchEvent(new CustomEvent('shutbox:ready'));
-        const today = await asked;
-        if (current()) clear(todayLine, ...todayNotes(today));
+        const today = await noted;
+        if (today && current()) clear(todayLine, ...todayNotes(today));
         return;
       }
       /** @type {[Schemas['Today'], {player: import('./player.js').StoredPlayer} | null]} */
@@ -258,7 +260,10 @@ export function dailyView() {
         known ? refreshPlayer() : null, // its name and zone, changed on another device
       ]);
       if (!current()) return;
-      if (refreshed) player = refreshed.player;
+      if (refreshed) {
+        player = refreshed.player;
+        loadedOn = todayIn(player.time_zone);
+      }
       if (today.played || today.streak.best > 0) howTo.hold(); // played before: knows how
       day = today.date;
       dateLine.textContent = formatDate(day);
@@ -295,7 +300,7 @@ export function dailyView() {
     show({ date } = {}) {
       // Loaded on the first visit, and again once a new day has begun (unless mid-round),
       // or when a link names a date.
-      const stale = player && day && todayIn(player.time_zone) !== day && !round && !archive.active();
+      const stale = player && loadedOn && todayIn(player.time_zone) !== loadedOn && !round && !archive.active();
       if (date) wanted = date;
       if (!loaded || stale || (date && !round)) {
         loaded = true;
