@@ -150,6 +150,9 @@ export function dailyView() {
       if (current()) {
         dateLine.textContent = formatDate(date);
         showResult(run, _('Your official result of {date}.', { date: formatDate(date) }), date);
+        // The tab's link is this address (#daily): today is a button away.
+        body.firstElementChild?.after(h('div', { class: 'actions' },
+          h('button', { type: 'button', class: 'secondary', onclick: () => load() }, _('Back to today’s Daily Dice'))));
       }
       return true;
     } catch (error) {
