@@ -6,7 +6,6 @@ import { api, ApiError } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, saveJSON } from './player.js';
-import { renderResult } from './result.js';
 import { _, formatDate, formatMoment, formatNumber } from './strings.js';
 import { errorNote, loading } from './ui.js';
 
@@ -112,6 +111,14 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
   async function submit(day, moves, key, storageKey) {
     clear(stage, loading(_('Checking your run…')));
     const backButton = h('button', { type: 'button', class: 'secondary', onclick: back }, _('Back to today’s Daily Dice'));
+    /** @type {typeof import('./result.js').renderResult} */
+    let renderResult;
+    try {
+      ({ renderResult } = await import('./result.js')); // not a module the first roll waits for
+    } catch (error) {
+      clear(stage, errorNote(error, () => submit(day, moves, key, storageKey)), h('div', { class: 'actions' }, backButton));
+      return;
+    }
     try {
       /** @type {Schemas['PracticeRunResult']} */
       const result = await api('POST', `/v1/daily/${day}/practice`, { body: /** @satisfies {Schemas['RunSubmission']} */ ({ moves }), auth: true, idempotencyKey: key });

@@ -9,7 +9,6 @@ import { clear, h } from './dom.js';
 import { keptRound } from './game.js';
 import { howToPlay } from './howto.js';
 import { browserTimeZone, ensurePlayer, refreshPlayer, saveJSON, storedPlayer, todayIn } from './player.js';
-import { renderResult } from './result.js';
 import { _, formatDate, formatNumber, formatTime, ngettext, zoneName } from './strings.js';
 import { errorNote, loading, viewHeader } from './ui.js';
 
@@ -108,7 +107,9 @@ export function dailyView() {
    * @param {string | null} [note]
    * @param {string} [date] the run's date: today's unless given
    */
-  function showResult(result, note = null, date = day) {
+  async function showResult(result, note = null, date = day) {
+    // The result's module: not one the first roll waits for (app.js fetches it ahead).
+    const { renderResult } = await import('./result.js');
     round?.destroy();
     round = null;
     howTo.hold();
@@ -149,7 +150,7 @@ export function dailyView() {
       const run = await api('GET', `/v1/daily/${date}/runs/me`, { auth: true });
       if (current()) {
         dateLine.textContent = formatDate(date);
-        showResult(run, _('Your official result of {date}.', { date: formatDate(date) }), date);
+        await showResult(run, _('Your official result of {date}.', { date: formatDate(date) }), date);
         // The tab's link is this address (#daily): today is a button away.
         body.firstElementChild?.after(h('div', { class: 'actions' },
           h('button', { type: 'button', class: 'secondary', onclick: () => load() }, _('Back to today’s Daily Dice'))));
@@ -174,7 +175,7 @@ export function dailyView() {
       api('GET', `/v1/daily/${day}/runs/me`, { auth: true }),
       api('GET', '/v1/players/me/streak', { auth: true }),
     ]);
-    if (current()) showResult({ ...run, streak }, note);
+    if (current()) await showResult({ ...run, streak }, note);
   }
 
   /**
@@ -187,7 +188,7 @@ export function dailyView() {
       /** @type {Schemas['DailyRunResult']} */
       const result = await api('POST', `/v1/daily/${day}/runs`, { body: /** @satisfies {Schemas['RunSubmission']} */ ({ moves }), auth: true, idempotencyKey: key });
       saveJSON(progressKey(), null);
-      showResult(result);
+      await showResult(result);
     } catch (error) {
       if (error instanceof ApiError && error.is('already-played')) {
         saveJSON(progressKey(), null);

@@ -145,8 +145,17 @@ async def test_the_page_names_the_digest_of_its_files(page_client: httpx.AsyncCl
         assert reference.startswith(f"/play/{digest}/"), reference
 
 
-# The modules of the views other than the Daily Dice: imported when their tab is opened.
-LATER_MODULES = {"account.js", "box.js", "friends.js", "series.js", "solo.js", "stats.js"}
+# The modules of the views other than the Daily Dice, imported when their tab is opened,
+# and the result's, imported when a round ends.
+LATER_MODULES = {
+    "account.js",
+    "box.js",
+    "friends.js",
+    "result.js",
+    "series.js",
+    "solo.js",
+    "stats.js",
+}
 
 
 async def test_the_page_asks_for_the_daily_dice_modules_at_once(
