@@ -14,7 +14,10 @@
 // those the browser's cache answered alone), split into the page's files (/play...) and
 // the API's (/v1...); their 304s; the bytes transferred (encoded: headers and bodies as
 // they came over the wire) and the bodies' decoded size; the content encodings seen; and
-// the time from the navigation to the view shown. The counts and bytes are the same in
+// the time from the navigation to the view shown; on a first load, the time until the
+// first roll is playable (the Daily Dice' start button, or its round, on the page) and the
+// layout shift (CLS: the largest session window of shifts, as web-vitals counts it, over
+// the load until the network is quiet). The counts and bytes are the same in
 // every run (the page asks for the same things); the times are medians over the runs.
 import { launch } from '../tests/system/browser/lib.mjs';
 
@@ -99,8 +102,36 @@ async function shown(page) {
   return at;
 }
 
+// Milliseconds from the navigation's start until today's first roll can be played: the
+// Daily Dice' start button (or its round, resumed) is on the page.
+async function playable(page) {
+  await page.waitForFunction(() => document.querySelector('.view-daily:not([hidden]) .start-card button, .view-daily:not([hidden]) .round'), null, { polling: 'raf' });
+  return page.evaluate(() => performance.now());
+}
+
+// Every layout shift not caused by input, watched from the start of each document: CLS as
+// web-vitals counts it (shifts less than 1 s apart, in windows of at most 5 s: the largest).
+function watchShifts() {
+  const windows = [];
+  let current = null;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.hadRecentInput) continue;
+      if (current && entry.startTime - current.last < 1000 && entry.startTime - current.first < 5000) {
+        current.value += entry.value;
+        current.last = entry.startTime;
+      } else {
+        current = { first: entry.startTime, last: entry.startTime, value: entry.value };
+        windows.push(current);
+      }
+    }
+  }).observe({ type: 'layout-shift', buffered: true });
+  window.__layoutShift = () => Math.max(0, ...windows.map((w) => w.value));
+}
+
 async function oneRun(browser, network) {
   const context = await browser.newContext({ baseURL: baseUrl, locale: LOCALE, timezoneId: 'UTC', ...PHONE });
+  await context.addInitScript(watchShifts);
   const page = await context.newPage();
   const session = await context.newCDPSession(page);
   await session.send('Network.enable');
@@ -109,7 +140,10 @@ async function oneRun(browser, network) {
   const loads = {};
   try {
     await page.goto('/play');
-    loads['first load'] = { ms: await shown(page), ...summary(record.take()) };
+    const firstRoll = await playable(page);
+    const ms = await shown(page);
+    const cls = await page.evaluate(() => window.__layoutShift());
+    loads['first load'] = { ms, firstRoll, cls, ...summary(record.take()) };
     await page.reload();
     loads.reload = { ms: await shown(page), ...summary(record.take()) };
     await page.goto('about:blank');
@@ -153,6 +187,10 @@ try {
         + `${kB(s.pageDecoded).padStart(9)}    ${s.encodings.padEnd(10)} ${ms.toFixed(0).padStart(6)} ms`,
       );
     }
+    const first = runs.map((run) => run['first load']);
+    console.log(`first load: first roll playable in ${median(first.map((l) => l.firstRoll)).toFixed(0)} ms (median; `
+      + `${Math.min(...first.map((l) => l.firstRoll)).toFixed(0)}–${Math.max(...first.map((l) => l.firstRoll)).toFixed(0)}), `
+      + `layout shift (CLS) ${median(first.map((l) => l.cls)).toFixed(3)} (most ${Math.max(...first.map((l) => l.cls)).toFixed(3)})`);
     console.log(`Accept-Encoding sent: ${runs[0]['first load'].acceptEncoding}`);
   }
 } finally {

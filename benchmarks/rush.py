@@ -83,6 +83,9 @@ PLAYER_COLUMNS: Final = ("id", "name", "time_zone", "token_hash", "created_at")
 # A keep-alive connection idle this long is not used again: the server closes one that
 # waits for a request's headers longer than SHUTBOX_HEADER_TIMEOUT (5 s by default).
 IDLE_MOST: Final = 3.0
+BEHIND: Final = 0.9  # a step that completes less than this share of its offered rate fell behind
+SETTLE_MOST: Final = 60.0
+IDLE_CPU: Final = 0.1  # CPU seconds a second: the service, PostgreSQL and Redis at rest
 
 
 # A lean HTTP/1.1 client -----------------------------------------------------------------------
@@ -620,6 +623,19 @@ def print_by_request(shares: dict[str, dict[str, float]], count: int) -> None:
     print(f"{'a player-day':<12} {'':>8} {'':>8} {'':>6} {'':>6} {day_total:8.3f}")
 
 
+def settle(cpu: Any) -> None:
+    """Wait (``SETTLE_MOST`` seconds at most) until the service, PostgreSQL and Redis are
+    idle: what a step left behind (requests the client gave up on) is not the next's."""
+    deadline = time.monotonic() + SETTLE_MOST
+    before = cpu()
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        after = cpu()
+        if sum(after.values()) - sum(before.values()) < IDLE_CPU:
+            return
+        before = after
+
+
 def asdict_tally(data: dict[str, Any]) -> Tally:
     return Tally(**data)
 
@@ -768,6 +784,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"  done {step.achieved:.0f}/s, p99 {step.request_p99:.1f} ms, "
                     f"{step.errors} errors, {step.served_ms:.2f} ms CPU a player-day"
                 )
+                if step.achieved < BEHIND * step.offered and not args.keep_going:
+                    progress("  fell behind: the higher rates are not run (--keep-going runs them)")
+                    break
+                settle(cpu)
     print_steps(steps, args.runs, args.clients)
     if args.json:
         args.json.write_text(

@@ -255,20 +255,59 @@ def fingerprinted(index: str, digest: str, names: frozenset[str]) -> str:
     return _REFERENCE.sub(place, index)
 
 
-def preloading(index: str, digest: str, names: frozenset[str]) -> str:
-    """``index.html`` (fingerprinted) naming every other module of the page in a
-    ``modulepreload`` link, so that a first load asks for them side by side rather than
-    one import after another.
+# A module's static import of another of the page's modules, at the start of a line
+# (``import { h } from './dom.js';``, over several lines too); a dynamic ``import('./x.js')``
+# is not one: that module is fetched when it is asked for.
+_STATIC_IMPORT: Final = re.compile(
+    r"""^(?:import|export)\s[^;'"]*?\bfrom\s*['"]\./([\w.-]+\.js)['"]""", re.MULTILINE
+)
+# index.html's module script: where the page's modules start.
+_ENTRY: Final = re.compile(
+    r'<script\b[^>]*\btype="module"[^>]*\bsrc="/play/(?:[0-9a-f]+/)?([^"?#]+)"'
+)
 
-    >>> page = preloading('<head><script src="/play/ab/app.js"></script></head>', "ab",
-    ...                   frozenset({"app.js", "ui.js", "style.css"}))
-    >>> page.count("modulepreload"), '"/play/ab/ui.js"' in page
-    (1, True)
+
+def statically_imported(entry: str, sources: dict[str, str]) -> list[str]:
+    r"""The modules ``entry`` needs before it runs: those it imports statically, theirs in
+    turn, and so on (sorted; ``entry`` itself not among them). A name not in ``sources``
+    is left out.
+
+    >>> statically_imported("app.js", {
+    ...     "app.js": "import { a } from './a.js';\nconst late = () => import('./late.js');",
+    ...     "a.js": "import {\n  b,\n} from './b.js';\nexport const a = b;",
+    ...     "b.js": "export const b = 1;",
+    ...     "late.js": "import { a } from './a.js';",
+    ... })
+    ['a.js', 'b.js']
     """
+    seen = {entry}
+    todo = [entry]
+    while todo:
+        for name in _STATIC_IMPORT.findall(sources.get(todo.pop(), "")):
+            if name in sources and name not in seen:
+                seen.add(name)
+                todo.append(name)
+    return sorted(seen - {entry})
+
+
+def preloading(index: str, digest: str, sources: dict[str, str]) -> str:
+    """``index.html`` (fingerprinted) naming every module its module script needs before
+    it runs (``statically_imported``) in a ``modulepreload`` link, so that a first load
+    asks for them side by side rather than one import after another. A module loaded
+    later (a view's, by ``import()``) is not preloaded: it would take the first load's
+    connections and bandwidth.
+
+    >>> page = preloading('<head><script type="module" src="/play/ab/app.js"></script></head>',
+    ...                   "ab", {"app.js": "import { h } from './ui.js';", "ui.js": "", "x.js": ""})
+    >>> page.count("modulepreload"), '"/play/ab/ui.js"' in page, "x.js" in page
+    (1, True, False)
+    """
+    entry = _ENTRY.search(index)
+    needed = statically_imported(entry[1], sources) if entry else []
     links = "".join(
         f'<link rel="modulepreload" href="/play/{digest}/{name}">\n'
-        for name in sorted(names)
-        if name.endswith(".js") and f'"/play/{digest}/{name}"' not in index
+        for name in needed
+        if f'"/play/{digest}/{name}"' not in index
     )
     return index.replace("</head>", links + "</head>", 1)
 
@@ -289,7 +328,12 @@ class PageFiles:
         if index is not None:
             names = frozenset(files)
             text = fingerprinted(index.decode(errors="surrogateescape"), digest, names)
-            text = preloading(text, digest, names)
+            sources = {
+                name: body.decode(errors="replace")
+                for name, body in contents.items()
+                if name.endswith(".js")
+            }
+            text = preloading(text, digest, sources)
             body = text.encode(errors="surrogateescape")
             files["index.html"] = PageFile.of(body, media_type("index.html"))
         self.listing = listing

@@ -3,16 +3,15 @@
 // its archive, Friends, Friend Box, Solo, Account with the player's statistics) that
 // talk to this origin's /v1 API, in the player's language (English, Norwegian bokmål,
 // Dutch or German: the browser's, or the one chosen with the switcher in the header and
-// kept on this browser).
-import { accountView } from './account.js';
+// kept on this browser). The Daily Dice' modules come with the page; another view's
+// when its tab is first opened (the first load on a slow network waits for fewer files),
+// and, once the Daily Dice is on the screen, ahead of that.
 import { useToken } from './api.js';
-import { boxView } from './box.js';
 import { dailyView } from './daily.js';
-import { h, svg } from './dom.js';
-import { friendsView } from './friends.js';
+import { clear, h, svg } from './dom.js';
 import { changePlayer, forgetPlayer, storedPlayer, token } from './player.js';
-import { soloView } from './solo.js';
 import { _, LANGUAGES, language, N_, preferredLanguage, rememberLanguage, useLanguage } from './strings.js';
+import { errorNote, loading } from './ui.js';
 
 /** @typedef {import('./ui.js').View} View */
 /** @typedef {'daily' | 'friends' | 'box' | 'solo' | 'account'} Route */
@@ -38,18 +37,27 @@ function resetViews({ keepAccount = false } = {}) {
   }
 }
 
-/** @type {Record<Route, () => View>} */
+/** @type {Record<Route, () => Promise<() => View>>} each view's maker, its module imported first */
 const factories = {
-  daily: dailyView,
-  friends: friendsView,
-  box: boxView,
-  solo: soloView,
-  account: () => accountView({ onClaimed: () => {
-    signedOut = false; // a player claimed here: signed in again
-    banner.hidden = true;
-    resetViews({ keepAccount: true });
-  } }),
+  daily: async () => dailyView,
+  friends: async () => (await import('./friends.js')).friendsView,
+  box: async () => (await import('./box.js')).boxView,
+  solo: async () => (await import('./solo.js')).soloView,
+  account: async () => {
+    const { accountView } = await import('./account.js');
+    return () => accountView({ onClaimed: () => {
+      signedOut = false; // a player claimed here: signed in again
+      banner.hidden = true;
+      resetViews({ keepAccount: true });
+    } });
+  },
 };
+
+// The other views' modules, fetched once the Daily Dice has its first stage on the screen
+// (daily.js says so: shutbox:ready), so that their tabs open at once later.
+window.addEventListener('shutbox:ready', () => {
+  for (const name of ROUTES) factories[name]().catch(() => {}); // a failure shows when its tab is opened
+}, { once: true });
 
 function logo() {
   return svg('svg', { class: 'logo', viewBox: '0 0 64 64', 'aria-hidden': 'true', focusable: 'false' },
@@ -90,7 +98,7 @@ function enterCode() {
   const focus = () => /** @type {HTMLElement | null} */ (main.querySelector('.view-account form .code-input'))?.focus();
   if (parseHash().name === 'account') focus();
   else {
-    window.addEventListener('hashchange', focus, { once: true }); // after route() has built the view
+    window.addEventListener('hashchange', () => routing.then(focus), { once: true }); // once route() has built the view
     location.hash = '#account';
   }
 }
@@ -153,9 +161,11 @@ window.addEventListener('shutbox:unauthorized', () => {
   banner.hidden = false;
 });
 
-/** @returns {{name: Route, code?: string, series?: string}} */
+/** @returns {{name: Route, code?: string, series?: string, date?: string}} */
 function parseHash() {
   const hash = decodeURIComponent(location.hash.replace(/^#/, ''));
+  const daily = hash.match(/^daily=(\d{4}-\d{2}-\d{2})$/); // a shared result's date
+  if (daily) return { name: 'daily', date: daily[1] };
   const box = hash.match(/^box=(.+)$/);
   if (box) return { name: 'box', code: box[1] };
   const series = hash.match(/^series=(.+)$/);
@@ -172,29 +182,54 @@ function boxTab() {
   if (name === 'box') nav.querySelector('a[data-view="box"]')?.setAttribute('href', code ? `#box=${encodeURIComponent(code)}` : '#box');
 }
 
+let routes = 0; // the latest route: an earlier one whose module came late stops
+const pending = h('div', { class: 'view-pending' });
+main.append(pending);
+
 /** @param {{focus?: boolean}} [options] focus: the view's heading */
-function route({ focus = false } = {}) {
-  const { name, code, series } = parseHash();
+async function route({ focus = false } = {}) {
+  const { name, code, series, date } = parseHash();
+  routes += 1;
+  const mine = routes;
   for (const link of nav.querySelectorAll('a')) {
     if (link.dataset.view === name) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   boxTab();
   if (!views.has(name)) {
-    const view = factories[name]();
-    views.set(name, view);
-    main.append(view.el);
+    /** @type {() => View} */
+    let make;
+    try {
+      const coming = factories[name]();
+      clear(pending, loading()); // shown while its module comes, if it has to
+      make = await coming;
+    } catch (error) {
+      if (mine === routes) clear(pending, errorNote(error, () => route({ focus })));
+      return;
+    }
+    clear(pending);
+    if (mine !== routes) return;
+    if (!views.has(name)) {
+      const view = make();
+      views.set(name, view);
+      main.append(view.el);
+    }
   }
+  clear(pending);
   for (const [other, view] of views) view.el.hidden = other !== name;
   const view = /** @type {View} */ (views.get(name));
   const title = _(TITLES[name]);
   const app = _('Shut the Box Challenge');
   document.title = `${title} · ${app}`;
-  view.show({ code, series });
+  view.show({ code, series, date });
   if (focus) view.el.querySelector('h1')?.focus({ preventScroll: true });
 }
 
 build();
-window.addEventListener('hashchange', () => route({ focus: true }));
+/** @type {Promise<void>} the latest route, until its view is shown */
+let routing = Promise.resolve();
+window.addEventListener('hashchange', () => {
+  routing = route({ focus: true });
+});
 window.addEventListener('shutbox:address', boxTab);
 route();

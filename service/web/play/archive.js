@@ -6,7 +6,6 @@ import { api, ApiError } from './api.js';
 import { clear, h, uniqueId } from './dom.js';
 import { keptRound } from './game.js';
 import { ensurePlayer, saveJSON } from './player.js';
-import { renderResult } from './result.js';
 import { _, formatDate, formatMoment, formatNumber } from './strings.js';
 import { errorNote, loading } from './ui.js';
 
@@ -65,7 +64,8 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
     return h('li', { class: 'practice-run', 'data-date': run.date, tabindex: '-1' },
       h('span', { class: 'practice-date' }, formatDate(run.date)),
       h('span', { class: 'practice-score' }, formatNumber(run.score), run.shut ? h('span', { class: 'chip chip-best' }, _('shut')) : null),
-      h('span', { class: 'practice-rank' }, _('would have ranked {position} of {players}', { position: formatNumber(position), players: formatNumber(players) })),
+      h('span', { class: 'practice-rank' }, players <= 1 ? _('nobody played it officially')
+        : _('would have ranked {position} of {players}', { position: formatNumber(position), players: formatNumber(players) })),
       h('span', { class: 'practice-best' }, _('best possible {score}', { score: formatNumber(run.best_possible) })));
   }
 
@@ -111,6 +111,14 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
   async function submit(day, moves, key, storageKey) {
     clear(stage, loading(_('Checking your run…')));
     const backButton = h('button', { type: 'button', class: 'secondary', onclick: back }, _('Back to today’s Daily Dice'));
+    /** @type {typeof import('./result.js').renderResult} */
+    let renderResult;
+    try {
+      ({ renderResult } = await import('./result.js')); // not a module the first roll waits for
+    } catch (error) {
+      clear(stage, errorNote(error, () => submit(day, moves, key, storageKey)), h('div', { class: 'actions' }, backButton));
+      return;
+    }
     try {
       /** @type {Schemas['PracticeRunResult']} */
       const result = await api('POST', `/v1/daily/${day}/practice`, { body: /** @satisfies {Schemas['RunSubmission']} */ ({ moves }), auth: true, idempotencyKey: key });
@@ -169,6 +177,7 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
       round = null;
       active = true;
       dateLine.textContent = _('Practice: {date}', { date: formatDate(day) });
+      dateLine.classList.add('practice-line'); // kept in view while the round scrolls (style.css)
       const storageKey = `progress.practice.${player.id}.${day}`;
       keptRound({
         storageKey,
@@ -200,6 +209,7 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
     round?.destroy();
     round = null;
     active = false;
+    dateLine.classList.remove('practice-line');
   }
 
   return {
@@ -213,5 +223,11 @@ export function archivePanel({ stage, dateLine, onStart, onBack }) {
     },
     active: () => active,
     end,
+    // A date to practise, as if chosen in the form (a link's).
+    /** @param {string} day YYYY-MM-DD */
+    play(day) {
+      dateInput.value = day;
+      begin(day);
+    },
   };
 }

@@ -16,7 +16,7 @@ import { changePlayer, ensurePlayer, loadJSON, refreshPlayer, saveJSON, storedPl
 import { copyButton } from './result.js';
 import { seriesPanel } from './series.js';
 import { _, formatDate, formatNumber } from './strings.js';
-import { codeField, errorNote, loading, offerButtons, viewHeader } from './ui.js';
+import { codeField, confirmStep, errorNote, loading, offerButtons, viewHeader } from './ui.js';
 
 /** @typedef {import('./api.js').Schemas} Schemas */
 
@@ -128,6 +128,7 @@ export function friendsView() {
   /** @param {Schemas['FriendCode'] | null} code */
   function showCode(code) {
     makeButton.textContent = code ? _('Make a new code') : _('Make a friend code');
+    makeButton.className = code ? 'secondary' : 'primary'; // not the first thing to tap beside a code to share
     if (!code) {
       clear(ownCode);
       return;
@@ -139,7 +140,20 @@ export function friendsView() {
       h('div', { class: 'actions' }, copyButton(() => code.display_code, _('Copy code')), copyButton(() => link, _('Copy link'))));
   }
 
-  makeButton.addEventListener('click', async () => {
+  // A code shown is a link friends may still be opening: a new one is asked for twice.
+  const confirmNew = confirmStep({
+    question: _('Make a new code? The code and link above stop working, also for friends you have sent them to and who have not opened them yet.'),
+    yes: _('Yes, make a new code'),
+    no: _('Keep this code'),
+    act: () => makeCode(),
+  });
+  makeButton.after(confirmNew.el);
+  makeButton.addEventListener('click', () => {
+    if (ownCode.childElementCount) confirmNew.ask(makeButton);
+    else makeCode();
+  });
+
+  async function makeCode() {
     makeButton.disabled = true;
     clear(codeNote);
     try {
@@ -157,7 +171,7 @@ export function friendsView() {
     } finally {
       makeButton.disabled = false;
     }
-  });
+  }
 
   // Redeem a friend's code: what to tell the player (the API's problem is thrown).
   /**

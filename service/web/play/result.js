@@ -14,7 +14,7 @@ import { _, formatMove, formatNumber, formatPercent, formatScore, locale, N_, ng
  * run of a closed date would have ranked.
  * @typedef {Schemas['RunResult'] & {rank?: Schemas['Rank'], streak?: Schemas['Streak'], versus?: Schemas['Versus'], would_rank?: Schemas['WouldRank']}} ShownResult
  */
-/** @typedef {{computer: string, analysis: string, share: string}} SectionIds */
+/** @typedef {{computer: string, analysis: string, share: string, next: string}} SectionIds */
 
 // The analysis' labels (the server's label_text, in the page's language, comes first).
 const LABELS = { best: N_('best'), inaccuracy: N_('inaccuracy'), mistake: N_('mistake'), blunder: N_('blunder') };
@@ -293,18 +293,52 @@ function analysis(result, ids) {
     })));
 }
 
+// The share sheet where the browser has one (the Web Share API), else the clipboard.
 /**
+ * @param {string} text
+ * @returns {Promise<'shared' | 'copied' | 'closed' | 'failed'>}
+ */
+export async function shareText(text) {
+  if (typeof navigator.share === 'function') {
+    try {
+      await navigator.share({ text });
+      return 'shared';
+    } catch (error) {
+      // Closed without sharing: nothing to say. Not allowed here: the clipboard then.
+      if (error instanceof DOMException && error.name === 'AbortError') return 'closed';
+    }
+  }
+  return (await copyText(text)) ? 'copied' : 'failed';
+}
+
+/**
+ * The share text (the server's, spoiler-free) with the link that opens the game on this
+ * result's date, a Share button (the share sheet, else a copy) and a Copy button.
  * @param {() => Promise<string>} share
+ * @param {string | null} link
  * @param {SectionIds} ids
  */
-function shareSection(share, ids) {
+function shareSection(share, link, ids) {
   const text = h('pre', { class: 'share-text', tabindex: '0' }, _('Getting your share text…'));
+  const status = h('span', { class: 'copy-status', role: 'status' });
+  const actions = h('div', { class: 'actions share-actions' });
   const section = h('section', { class: 'panel share', 'aria-labelledby': ids.share },
-    h('h3', { id: ids.share }, _('Share')), text);
+    h('h3', { id: ids.share }, _('Share your result')), text, actions, status);
   share().then(
     (value) => {
-      text.textContent = value;
-      section.append(copyButton(() => value));
+      const whole = link ? `${value}\n${link}` : value;
+      text.textContent = whole;
+      const canShare = typeof navigator.share === 'function';
+      const shareButton = h('button', {
+        type: 'button',
+        class: 'primary share-button',
+        onclick: async () => {
+          const done = await shareText(whole);
+          status.textContent = done === 'copied' ? _('Copied: paste it to your friends.')
+            : done === 'failed' ? _('Copy failed: select the text and copy it yourself.') : '';
+        },
+      }, canShare ? _('Share') : _('Copy to share'));
+      clear(actions, shareButton, canShare ? copyButton(() => whole) : null);
     },
     (error) => {
       clear(text);
@@ -317,13 +351,14 @@ function shareSection(share, ids) {
 /**
  * The result view. result: a run_result, with rank and streak (daily), versus (box) or
  * would_rank (practice).
- * options.share: async () → the share text; options.title: the heading.
+ * options.share: async () → the share text, shown near the top with options.link (the
+ * link back to it) and options.next (what to play next); options.title: the heading.
  * @param {ShownResult} result
- * @param {{share?: (() => Promise<string>) | null, title?: string}} [options]
+ * @param {{share?: (() => Promise<string>) | null, link?: string | null, next?: HTMLElement | null, title?: string}} [options]
  * @returns {HTMLElement & {focusHeading: () => void}} the view, and a way to focus its heading
  */
-export function renderResult(result, { share = null, title = _('Your result') } = {}) {
-  const ids = { computer: uniqueId('computer'), analysis: uniqueId('analysis'), share: uniqueId('share') };
+export function renderResult(result, { share = null, link = null, next = null, title = _('Your result') } = {}) {
+  const ids = { computer: uniqueId('computer'), analysis: uniqueId('analysis'), share: uniqueId('share'), next: uniqueId('next') };
   const heading = h('h2', { tabindex: '-1', class: 'result-title' }, title);
   const scoring = result.rules.scoring;
   const score = formatScore(result.score, scoring);
@@ -334,8 +369,11 @@ export function renderResult(result, { share = null, title = _('Your result') } 
   }
   if (result.would_rank) {
     const { position, players } = result.would_rank;
-    stats.push(stat(_('Would have ranked'), _('{position} of {players}', { position: formatNumber(position), players: formatNumber(players) }),
-      rankNote(result.would_rank, true), 'would-rank'));
+    // Alone on the date (the players count the practice run): no rank to compare with.
+    stats.push(players <= 1
+      ? stat(_('Official players'), formatNumber(0), _('Nobody played this date officially: there is no rank to compare with.'), 'would-rank alone')
+      : stat(_('Would have ranked'), _('{position} of {players}', { position: formatNumber(position), players: formatNumber(players) }),
+        rankNote(result.would_rank, true), 'would-rank'));
   }
   if (result.streak) {
     stats.push(...streakStats(result.streak));
@@ -355,8 +393,9 @@ export function renderResult(result, { share = null, title = _('Your result') } 
         h('strong', {}, result.shut ? _('Shut the box!') : _('Open: {tiles}', { tiles: result.open.join(' ') })),
         h('span', {}, ngettext('{count} roll', '{count} rolls', result.rolls_used)))),
     stats.length ? h('div', { class: 'stats' }, stats) : null,
+    share ? shareSection(share, link, ids) : null,
+    next ? h('section', { class: 'panel next', 'aria-labelledby': ids.next }, h('h3', { id: ids.next }, _('What next?')), next) : null,
     analysis(result, ids),
-    computers(result, ids),
-    share ? shareSection(share, ids) : null);
+    computers(result, ids));
   return Object.assign(section, { focusHeading: () => heading.focus({ preventScroll: false }) });
 }

@@ -25,7 +25,15 @@ export function soloView() {
   const kept = loadJSON(KEPT);
   const form = rulesForm(kept?.rules ?? {}); // the kept round's rules, to change from
   const startButton = h('button', { type: 'submit', class: 'primary big' }, _('Roll the dice'));
-  const setup = h('form', { class: 'panel solo-setup' }, form.el, startButton);
+  // "Roll the dice" first, on the rules said in one line; the variants folded under it.
+  const rulesNote = h('span', { class: 'summary-note' });
+  const noteRules = () => {
+    rulesNote.textContent = rulesSummary(form.value());
+  };
+  noteRules();
+  form.el.addEventListener('change', noteRules);
+  const variants = h('details', { class: 'rules-details' }, h('summary', {}, _('Rules'), rulesNote), form.el);
+  const setup = h('form', { class: 'panel solo-setup' }, h('div', { class: 'actions' }, startButton), variants);
   const stage = h('div', { class: 'stage' });
   const el = h('section', { class: 'view view-solo' }, viewHeader(_('Solo'), _('Practice on fresh dice under any rules, with hints, then see the analysis.')), setup, stage);
   /** @type {Round | null} */
@@ -94,6 +102,7 @@ export function soloView() {
     round = null;
     clear(stage);
     setup.hidden = false;
+    variants.open = true; // asked for: the rules to change, open
     startButton.focus();
   }
 

@@ -73,25 +73,19 @@ export function renderStats(stats) {
  * Dice), read when opened: the Account tab is not where anyone looks for them.
  * @returns {HTMLDetailsElement}
  */
-export function statsDetails() {
-  const body = h('div', { class: 'stats-body', 'aria-live': 'polite' });
-  const details = h('details', { class: 'panel stats-details' },
-    h('summary', {}, h('h2', {}, _('Your statistics'))),
-    h('p', { class: 'muted-text' }, _('Over your official Daily Dice runs (not boxes, not practice).')),
-    body);
-  async function read() {
-    clear(body, loading());
-    try {
-      await ensurePlayer();
-      /** @type {Schemas['PlayerStats']} */
-      const stats = await api('GET', '/v1/players/me/stats', { auth: true });
-      clear(body, renderStats(stats));
-    } catch (error) {
-      clear(body, errorNote(error, read));
-    }
+/**
+ * The player's statistics as they are now, read into ``body`` (the Daily Dice tab's
+ * folded panel, each time it is opened: daily.js loads this module then).
+ * @param {HTMLElement} body
+ */
+export async function readStats(body) {
+  clear(body, loading());
+  try {
+    await ensurePlayer();
+    /** @type {Schemas['PlayerStats']} */
+    const stats = await api('GET', '/v1/players/me/stats', { auth: true });
+    clear(body, renderStats(stats));
+  } catch (error) {
+    clear(body, errorNote(error, () => readStats(body)));
   }
-  details.addEventListener('toggle', () => {
-    if (details.open) read(); // the figures as they are now, each time it is opened
-  });
-  return details;
 }

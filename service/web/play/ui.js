@@ -14,9 +14,9 @@ import { _, language, locale, N_, ngettext } from './strings.js';
 /** @typedef {import('./rules.js').Roll} Roll */
 /**
  * A view of the page (Daily Dice, Friends, Friend Box, Solo, Account): its element, shown
- * with the route's parameters (a box's code, a friend code), destroyed when the page is
+ * with the route's parameters (a box's code, a friend code, a date), destroyed when the page is
  * built again.
- * @typedef {{el: HTMLElement, show: (params?: {code?: string, series?: string}) => void, destroy: () => void}} View
+ * @typedef {{el: HTMLElement, show: (params?: {code?: string, series?: string, date?: string}) => void, destroy: () => void}} View
  */
 
 /** @param {string} [text] */
@@ -46,8 +46,8 @@ export function errorNote(error, retry = null) {
 /** @type {Record<string, string>} */
 const FIELDS = {
   tiles: N_('Tiles'),
-  one_die: N_('One die'),
-  one_die_choice: N_('Single die'),
+  one_die: N_('Rolling one die allowed'),
+  one_die_choice: N_('Once it is allowed, one die'),
   move_rule: N_('Moves'),
   total: N_('A roll counts as'),
   scoring: N_('Scoring'),
@@ -180,6 +180,49 @@ export function offerButtons(questionId, label, accept, decline) {
   });
   no.addEventListener('click', decline);
   return { yes, no, outcome };
+}
+
+// A question before a step that can't be undone (a new friend code ends the shared link):
+// ask() shows it under the button that asked, its "no" focused (the question read as its
+// description), so that neither a slip of the finger nor Enter pressed twice takes the
+// step. "Yes" runs act(); "no", or Escape, puts the question away, the focus back on
+// the button.
+/**
+ * @param {{question: string, yes: string, no: string, act: () => unknown}} options
+ * @returns {{el: HTMLDivElement, ask: (from: HTMLElement) => void}}
+ */
+export function confirmStep({ question, yes, no, act }) {
+  const questionId = uniqueId('confirm');
+  const yesButton = h('button', { type: 'button', class: 'primary', 'aria-describedby': questionId }, yes);
+  const noButton = h('button', { type: 'button', class: 'secondary', 'aria-describedby': questionId }, no);
+  const el = h('div', { class: 'confirm', role: 'group', 'aria-labelledby': questionId, hidden: true },
+    h('p', { id: questionId }, question),
+    h('div', { class: 'actions' }, yesButton, noButton));
+  /** @type {HTMLElement | null} */
+  let asker = null;
+  const away = () => {
+    el.hidden = true;
+    asker?.focus();
+  };
+  yesButton.addEventListener('click', () => {
+    el.hidden = true;
+    act();
+  });
+  noButton.addEventListener('click', away);
+  el.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      away();
+    }
+  });
+  return {
+    el,
+    ask(from) {
+      asker = from;
+      el.hidden = false;
+      noButton.focus();
+    },
+  };
 }
 
 // The rules in plain words, for a summary line: what a move closes, how a roll counts,

@@ -99,6 +99,18 @@ await run(async (browser) => {
   const round = view(page).locator('.round');
   await round.waitFor();
   check((await text(page, '.date-line')).startsWith('Practice:'), `the date line says practice: ${await text(page, '.date-line')}`);
+  // Nothing says official while practising: the view's line says practice, today's notes
+  // are gone, and the practice label stays in view as the page scrolls.
+  const intro = await text(page, '.intro');
+  check(!intro.includes('One official try') && intro.includes('not official'), `the view's line: ${intro}`);
+  check((await view(page).locator('.today-line').innerText()).trim() === '', 'no note of today');
+  const label = view(page).locator('.date-line');
+  const labelTop = await label.evaluate((el) => el.getBoundingClientRect().top + window.scrollY);
+  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+  const scrolled = await page.evaluate(() => window.scrollY);
+  const stays = await label.evaluate((el) => el.getBoundingClientRect().top);
+  check(scrolled > labelTop && stays >= 0 && stays < 100, `the practice label in view when scrolled ${scrolled} px past it (${labelTop}): at ${stays}`);
+  await screenshot(page, 'archive-2-practice-scrolled');
   await playRound(page, { keyboard: true });
   const result = view(page).locator('.view-body .result');
   await result.waitFor({ timeout: 20000 });
@@ -127,9 +139,24 @@ await run(async (browser) => {
   await more.click();
   await list.nth(10).waitFor();
   check((await list.count()) === 11 && (await list.nth(10).getAttribute('data-date')) === addDays(archiveDate, -10), 'the next page');
+  // A date nobody played officially: no "would have ranked 1 of 1" on its row.
+  const alone = await list.nth(10).innerText();
+  check(alone.includes('nobody played it officially') && !alone.includes('would have ranked'), `a date of no official run: ${alone}`);
   await more.waitFor({ state: 'hidden' });
   check(await list.nth(10).evaluate((el) => el === document.activeElement), 'the focus on the row the last page brought');
   await screenshot(page, 'archive-3-practice-list');
+
+  // A shared link to a date that has ended, not played officially by this player: its
+  // dice as practice, and a result that has no rank to compare with rather than "1 of 1".
+  const unplayed = addDays(archiveDate, -11);
+  await page.goto(`/play#daily=${unplayed}`);
+  await round.waitFor();
+  check((await text(page, '.date-line')).startsWith('Practice:'), 'the link opens the date as practice');
+  await playRound(page);
+  await result.waitFor({ timeout: 20000 });
+  const lonely = await text(page, '.stat.would-rank');
+  check(lonely.includes('Nobody played this date officially') && !/\d+ of \d+/.test(lonely), `alone on the date: ${lonely}`);
+  await screenshot(page, 'archive-3-practice-alone');
 
   // Back to today's Daily Dice; the statistics still count the one official run.
   await view(page).getByRole('button', { name: 'Back to today’s Daily Dice' }).click();

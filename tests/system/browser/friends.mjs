@@ -56,7 +56,24 @@ await run(async (browser) => {
   check(/^[0-9A-Z]{4}-[0-9A-Z]{5}$/.test(code), `a friend code: ${code}`);
   const link = await view(alice).locator('.friend-link a').getAttribute('href');
   check(link.endsWith(`/play#friend=${code}`), `the friend link: ${link}`);
-  await view(alice).getByRole('button', { name: 'Make a new code' }).waitFor();
+  // A new code would end the link just shared: asked first, and "keep" is where the focus
+  // lands (a second tap or Enter keeps the code); Escape puts the question away.
+  const newCode = view(alice).getByRole('button', { name: 'Make a new code' });
+  await newCode.click();
+  const question = view(alice).getByRole('group', { name: /Make a new code\? The code and link above stop working/ });
+  await question.waitFor();
+  const focused = () => alice.evaluate(() => document.activeElement?.textContent);
+  check((await focused()) === 'Keep this code', `the focus on keeping the code: ${await focused()}`);
+  await screenshot(alice, 'friends-1-new-code-asked');
+  await alice.keyboard.press('Enter');
+  await question.waitFor({ state: 'hidden' });
+  check((await codeShown.getAttribute('data-code')) === code, 'the code kept');
+  check((await focused()) === 'Make a new code', 'the focus back on the button');
+  await alice.keyboard.press('Enter');
+  await question.waitFor();
+  await alice.keyboard.press('Escape');
+  await question.waitFor({ state: 'hidden' });
+  check((await codeShown.getAttribute('data-code')) === code, 'the code kept after Escape');
   await view(alice).locator('.own-code').getByRole('button', { name: 'Copy code' }).click();
   await view(alice).locator('.own-code .copy-status').filter({ hasText: /Copied|Copy failed/ }).first().waitFor();
   await screenshot(alice, 'friends-1-code');
@@ -148,8 +165,9 @@ await run(async (browser) => {
   await alice.reload();
   await view(alice).locator('.friends-body').getByText('No friends yet').waitFor();
 
-  // A's new code replaces the old one: the old one is unknown now.
+  // A's new code replaces the old one, once she says yes: the old one is unknown now.
   await view(alice).getByRole('button', { name: 'Make a new code' }).click();
+  await view(alice).getByRole('button', { name: 'Yes, make a new code' }).click();
   await codeShown.filter({ hasNotText: code }).waitFor();
   await input.fill(code);
   await bob.getByRole('button', { name: 'Add friend' }).click();

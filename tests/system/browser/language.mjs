@@ -9,7 +9,7 @@
 // offset, sorted by offset; the time there changing with the choice), the lock on a
 // second change within 24 hours said with a date and time the language's way (not ISO),
 // and the rules summary in words, not the rules form's one-word choices.
-import { check, newPage, pageModule, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
+import { baseUrl, check, newPage, openSoloRules, pageModule, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
 
 const NAMES = ['English', 'Norsk bokmål', 'Nederlands', 'Deutsch'];
 const NORWEGIAN_LABELS = ['best', 'unøyaktighet', 'feil', 'tabbe'];
@@ -115,7 +115,8 @@ await run(async (browser) => {
   const day = await page.evaluate(() => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Vienna' }).format(new Date()));
   const answer = await page.request.get(`/v1/daily/${day}/share`, { headers: { Authorization: `Bearer ${player.token}`, 'Accept-Language': 'fr' } });
   check(answer.ok(), `the share text without our language (${answer.status()})`);
-  check((await answer.json()).text === shareText, 'the same Norwegian share text from the stored language');
+  // (The page adds the link that opens the game on the date.)
+  check(`${(await answer.json()).text}\n${baseUrl}/play#daily=${day}` === shareText, 'the same Norwegian share text from the stored language');
 
   // The choice holds over a reload, whatever the browser says.
   await page.reload();
@@ -224,6 +225,7 @@ async function zonesAndDates(browser) {
   // The rules summary in words: no part of it one of the rules form's one-word choices.
   const summary = async () => {
     await page.goto('/play#solo');
+    await openSoloRules(page);
     await view(page).locator('.rules-form select[name="one_die"]').selectOption('high_closed');
     await view(page).locator('.rules-form select[name="scoring"]').selectOption('count');
     await view(page).locator('.solo-setup button[type="submit"]').click();

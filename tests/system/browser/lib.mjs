@@ -150,6 +150,12 @@ export async function playRound(page, { keyboard = false, onChoose = null, onMov
   }
 }
 
+// Solo's rules, folded under "Roll the dice": opened (by their summary) unless open.
+export async function openSoloRules(page) {
+  const variants = view(page).locator('.solo-setup details');
+  if (!(await variants.evaluate((details) => details.open))) await variants.locator('summary').click();
+}
+
 // The text of the first element matching a selector in the visible view.
 export async function text(page, selector) {
   return (await view(page).locator(selector).first().innerText()).trim();

@@ -4,7 +4,7 @@
 // tile (usable, of no use on this roll, not fitting the tiles picked) look different; a
 // digits score (12 tiles) is the number the open tiles read, on one line inside its card;
 // and the rank reads right alone, first, last and tied.
-import { check, newPage, pageModule, playRound, run, screenshot, view } from './lib.mjs';
+import { check, newPage, openSoloRules, pageModule, playRound, run, screenshot, view } from './lib.mjs';
 
 const PHONES = [
   { name: '360', viewport: { width: 360, height: 800 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
@@ -142,6 +142,7 @@ async function phone(browser, device) {
   await page.goto('/play#solo');
 
   // 9 tiles: two rows; the first roll's tiles in view and focused.
+  await openSoloRules(page);
   await page.getByRole('combobox', { name: 'Tiles' }).selectOption('9');
   await page.getByRole('button', { name: 'Roll the dice' }).click();
   const round = view(page).locator('.round');

@@ -5,7 +5,7 @@
 // tiles of POST /v1/moves. The analysis of each round comes from POST /v1/analyze,
 // which replays the moves the page recorded (one-die moves included) as the server's
 // rules do.
-import { check, newPage, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
+import { check, newPage, openSoloRules, PHONE, playRound, run, screenshot, text, view } from './lib.mjs';
 
 // What a round shows: the rolls played (the history) and the tiles closed.
 async function roundState(round) {
@@ -52,8 +52,22 @@ async function takeHint(page, round) {
 await run(async (browser) => {
   const page = await newPage(browser, 'solo', PHONE);
   await page.goto('/play#solo');
+  // "Roll the dice" up front, in view; the standard rules said in a line; the variants
+  // folded (no drop-down shown) until asked for.
+  const rollButton = page.getByRole('button', { name: 'Roll the dice' });
+  await rollButton.waitFor();
+  const box = await rollButton.boundingBox();
+  check(box && box.y + box.height <= PHONE.viewport.height, `Roll the dice in view (${JSON.stringify(box)})`);
+  check((await view(page).locator('select:visible').count()) === 0, 'no drop-down before the rules are opened');
+  check((await text(page, '.solo-setup summary')).includes('9 tiles'), `the rules in a line: ${await text(page, '.solo-setup summary')}`);
+  await screenshot(page, 'solo-0-setup-phone');
+  await openSoloRules(page);
   await page.getByRole('combobox', { name: 'Tiles' }).selectOption('12');
-  await page.getByRole('combobox', { name: 'One die' }).selectOption('high_closed');
+  // The two one-die fields named apart (PRODUCT.md: one_die, one_die_choice).
+  await page.getByRole('combobox', { name: 'Rolling one die allowed' }).selectOption('high_closed');
+  check((await page.getByRole('combobox', { name: 'Once it is allowed, one die' }).count()) === 1, 'the choice field named apart');
+  check((await view(page).getByRole('combobox', { name: /^(One die|Single die)$/ }).count()) === 0, 'neither “One die” nor “Single die”');
+  check((await text(page, '.solo-setup summary')).includes('12 tiles'), 'the line follows the rules chosen');
   check((await text(page, '.rules-form')).includes('once every tile of 7 or more is closed'), 'the variant described');
   await page.getByRole('button', { name: 'Roll the dice' }).click();
   const round = view(page).locator('.round');
@@ -140,12 +154,13 @@ await run(async (browser) => {
   // server's replay takes every round the page records.
   await page.locator('#language').selectOption('en');
   await page.waitForFunction(() => document.documentElement.lang === 'en');
+  await openSoloRules(page);
   const chosen = {
     Tiles: '9',
     Moves: 'die_or_sum_both',
     'A roll counts as': 'sum_or_difference',
-    'One die': 'sum_le_6',
-    'Single die': 'mandatory',
+    'Rolling one die allowed': 'sum_le_6',
+    'Once it is allowed, one die': 'mandatory',
     'First move must close': '2',
     'Turn ends on a total of': '11',
   };

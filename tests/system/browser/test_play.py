@@ -178,6 +178,11 @@ def _run(node: str, script: str, server: ServerProcess, extra: dict[str, str]) -
     [
         pytest.param("daily.mjs", "daily-3-result.png", id="daily_dice_played_to_the_end"),
         pytest.param(
+            "first_try.mjs",
+            "first-try-7-new-code-asked-390.png",
+            id="a_first_daily_dice_taught_practised_and_shared_on_phones",
+        ),
+        pytest.param(
             "friend_box.mjs",
             "box-4-result-phone.png",
             id="friend_box_by_code_between_two_players",
