@@ -2,7 +2,8 @@
 arrivals at fixed rates in steps, against two service workers with PostgreSQL and Redis.
 
     .venv/bin/python benchmarks/rush.py [--rates 100,250,500,750,1000] [--seconds 30]
-        [--warmup 10] [--clients 2] [--runs 100000] [--quick] [--json]
+        [--warmup 10] [--clients 2] [--runs 100000] [--by-request N] [--traces SHARE]
+        [--keep-going] [--quick] [--json FILE]
 
 A player-day (the mix of #41): 20% of players are new (``POST /v1/players`` with a token
 of their own); then the day's dice, the official run (with an ``Idempotency-Key``), the
@@ -27,17 +28,24 @@ player-day by process group, from ``/proc`` over the step and its drain: the ser
 (granian and its workers), PostgreSQL (the backends of the benchmark's database and the
 server's background processes), Redis (its own redis-server) and the client. A step
 passes when it has no error, p99 over all requests <= 50 ms and the lag in bounds.
+
+``--by-request N`` first sends N of each request of a player-day alone and prints the
+CPU each costs by process. ``--traces SHARE`` turns traces on, that share of requests
+sampled, exported over OTLP/HTTP to a sink in this process: what tracing costs a
+player-day.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import http.server
 import json
 import multiprocessing
 import random
 import secrets
 import sys
+import threading
 import time
 import uuid
 from collections import defaultdict
@@ -708,6 +716,16 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--postgres", default=ADMIN_URL)
     parser.add_argument("--seed", type=int, default=41)
     parser.add_argument(
+        "--traces",
+        type=float,
+        metavar="SHARE",
+        help="traces on, this share of requests sampled (0..1), exported over OTLP/HTTP to a "
+        "sink in this process (its CPU not counted)",
+    )
+    parser.add_argument(
+        "--keep-going", action="store_true", help="run the higher rates after one fell behind"
+    )
+    parser.add_argument(
         "--quick",
         action="store_true",
         help="a smoke run: 2,000 runs, steps of 50 and 100/s for 5 s",
@@ -727,10 +745,39 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+class _Sink(http.server.BaseHTTPRequestHandler):
+    """A collector that takes every export (``--traces``) and keeps nothing."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+def traced(share: float | None) -> dict[str, str]:
+    """The environment that turns traces on, ``share`` of the requests sampled, exported
+    to a sink of this process's own (started here, a thread): nothing without ``share``."""
+    if share is None:
+        return {}
+    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    return {
+        "OTEL_TRACES_EXPORTER": "otlp",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{sink.server_address[1]}",
+        "OTEL_TRACES_SAMPLER": "parentbased_traceidratio",
+        "OTEL_TRACES_SAMPLER_ARG": str(share),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     now = datetime.combine(args.date, clock_time(12), UTC)
-    with migrated(args.postgres, "shutbox_rush", now) as prepared:
+    with migrated(args.postgres, "shutbox_rush", now, traced(args.traces)) as prepared:
         fill(prepared.db_url, prepared.env, args.date, args.runs, args.seed)
         needed = (
             int(
