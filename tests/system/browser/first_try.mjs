@@ -6,7 +6,7 @@
 // The link opened again shows the result; opened by a new player at 390x844, it offers
 // that date's round, how to play first. "Got it" folds how to play for good. On both
 // phones: Solo's "Roll the dice" in view with the rules folded, and "Make a new code" asks.
-import { baseUrl, check, newPage, playRound, run, screenshot, text, view } from './lib.mjs';
+import { baseUrl, check, newPage, playRound, run, screenshot, setName, text, view } from './lib.mjs';
 
 const SMALL = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const TALL = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
@@ -121,6 +121,7 @@ await run(async (browser) => {
     check(box.y + box.height <= height, `Roll the dice in view at ${size} px (${JSON.stringify(box)})`);
     check((await view(page).locator('select:visible').count()) === 0, `no drop-down before the rules at ${size} px`);
     await screenshot(page, `first-try-6-solo-setup-${size}`);
+    await setName(page, size === 360 ? 'Anna' : 'Ben'); // a friend code asks for a name first
     await page.getByRole('link', { name: 'Friends', exact: true }).click();
     await view(page).getByRole('button', { name: 'Make a friend code' }).click();
     await view(page).locator('.friend-code .box-code').waitFor();

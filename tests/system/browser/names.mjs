@@ -119,6 +119,7 @@ await run(async (browser) => {
 
   // A series: Ben's link shows it before he joins.
   const panel = view(anna).locator('.series');
+  await panel.locator('.series-make > summary').click(); // the form is folded until wanted
   await panel.getByLabel('Elimination').check();
   await panel.getByLabel('Limit', { exact: true }).fill('45');
   await panel.getByLabel('Medium', { exact: true }).fill('1');
@@ -179,6 +180,8 @@ await run(async (browser) => {
   await makeBox.click();
   await cleoPrompt.getByRole('button', { name: 'Not now' }).click();
   await view(cleo).locator('.created .box-code').waitFor();
+  const another = view(cleo).getByRole('button', { name: 'Make another box' }); // a box made: its card
+  await another.click();
   await makeBox.click();
   await view(cleo).locator('.created .box-code').waitFor();
   check((await cleoPrompt.count()) === 0, 'not asked twice in a day');
@@ -187,6 +190,7 @@ await run(async (browser) => {
     const key = `shutbox.nameAsked.${id}`;
     localStorage.setItem(key, JSON.stringify({ ...JSON.parse(localStorage.getItem(key)), day: '2026-01-01' }));
   });
+  await another.click();
   await makeBox.click();
   await cleoPrompt.getByRole('heading', { name: 'What should your friends call you?' }).waitFor();
   check((await cleoPrompt.innerText()).includes('Daily Dice top list'), 'the question says where names show');
