@@ -208,11 +208,14 @@ export function boxView() {
     /** @param {number} offset @returns {Promise<Schemas['BoxResult'][]>} */
     const page = (offset) => api('GET', `${path}/results?limit=${RESULTS_PAGE}&offset=${offset}`, { auth: true });
     // Best first, each with its place as the API gives it (ties share it: 1, 1, 3).
+    // A player who gave no name is "You" to themselves and numbered by their row to the
+    // others, never "Anonymous".
+    let rowsShown = 0;
     /** @param {Schemas['BoxResult']} r */
-    const row = (r) => h('li', { class: r.me ? 'is-you' : null, 'data-rank': r.place },
+    const row = (r) => h('li', { class: r.me ? 'is-you' : null, 'data-rank': r.place, 'data-row': ++rowsShown },
       h('span', { class: 'results-rank' }, formatNumber(r.place)),
       h('span', { class: 'results-who' },
-        h('span', { class: 'results-name' }, r.name ?? _('Anonymous')),
+        h('span', { class: 'results-name' }, r.name ?? (r.me ? _('You') : _('Player {number}', { number: formatNumber(rowsShown) }))),
         r.me ? h('span', { class: 'chip chip-you' }, _('you')) : null,
         r.owner ? h('span', { class: 'chip chip-owner' }, _('owner')) : null,
         r.owner && box.target?.hints_used ? h('span', { class: 'chip chip-hints' }, ngettext('{count} hint', '{count} hints', box.target.hints_used)) : null),

@@ -224,9 +224,16 @@ export function seriesPanel() {
   }
   mineMore.addEventListener('click', () => listMine(mineRead));
 
-  /** @param {Schemas['SeriesPlayerOut']} seat */
+  /** @param {{ id?: string }} seat */
   function isMe(seat) {
     return seat.id !== undefined && seat.id === storedPlayer()?.id;
+  }
+
+  // A seat's name as the page shows it: a player who gave none is "You" to themselves
+  // and numbered by their seat to the others, never "Anonymous".
+  /** @param {{ id?: string, name?: string | null, seat: number }} seat */
+  function seatName(seat) {
+    return seat.name ?? (isMe(seat) ? _('You') : _('Player {number}', { number: formatNumber(seat.seat + 1) }));
   }
 
   /**
@@ -262,7 +269,7 @@ export function seriesPanel() {
         return h('tr', { class: isMe(seat) ? 'is-you' : null, 'data-seat': seat.seat, 'data-place': seat.place ?? null },
           h('td', { class: 'num standings-place' }, formatNumber(place)),
           h('th', { scope: 'row', class: 'standings-name' },
-            h('span', { class: 'standings-player' }, seat.name ?? _('Anonymous')),
+            h('span', { class: 'standings-player' }, seatName(seat)),
             h('span', { class: 'standings-marks' },
               isMe(seat) ? h('span', { class: 'chip chip-you' }, _('you')) : null,
               seat.seat === 0 && !seat.computer ? h('span', { class: 'chip chip-owner' }, _('owner')) : null, // who made it
@@ -350,7 +357,7 @@ export function seriesPanel() {
   /** @param {Series} series */
   function statusLine(series) {
     if (series.status === 'finished') {
-      const names = series.winners.map((w) => w.name ?? _('Anonymous')).join(', ');
+      const names = series.winners.map(seatName).join(', ');
       return h('p', { class: 'good series-winners', role: 'status' }, ngettext('Winner: {names}', 'Winners: {names}', series.winners.length, { names }));
     }
     const complete = ngettext('{count} round complete', '{count} rounds complete', series.rounds_complete);

@@ -266,7 +266,7 @@ await run(async (browser) => {
   const carolScore = Number(await text(carol, '.hero-value'));
   rows = await resultRows(carol, 3);
   const carols = rows.filter((r) => r.you);
-  check(carols.length === 1 && carols[0].name === 'Anonymous' && carols[0].score === carolScore && carols[0].mode === 'target', `C's row: ${JSON.stringify(rows)}`);
+  check(carols.length === 1 && carols[0].name === 'You' && carols[0].score === carolScore && carols[0].mode === 'target', `C's row: ${JSON.stringify(rows)}`);
   check(rows.filter((r) => r.owner).map((r) => r.name).join() === 'Alice', `the owner's row: ${JSON.stringify(rows)}`);
 
   // A link to the box opens it directly; A has played it already: told so, her result shown.
