@@ -6,7 +6,7 @@
 // The link opened again shows the result; opened by a new player at 390x844, it offers
 // that date's round, how to play first. "Got it" folds how to play for good. On both
 // phones: Solo's "Roll the dice" in view with the rules folded, and "Make a new code" asks.
-import { baseUrl, check, newPage, playRound, run, screenshot, setName, text, view } from './lib.mjs';
+import { axe, baseUrl, check, newPage, playRound, run, screenshot, setName, text, view } from './lib.mjs';
 
 const SMALL = { viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true };
 const TALL = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true };
@@ -132,5 +132,6 @@ await run(async (browser) => {
     const kept = await keep.boundingBox();
     check(kept.x + kept.width <= size, `the question fits at ${size} px`);
     await screenshot(page, `first-try-7-new-code-asked-${size}`);
+    await axe(page, `the new code's question at ${size} px`);
   }
 });
