@@ -9,8 +9,8 @@ races the original never creates twice. The request's own work runs on the
 connection that holds the lock, in the same transaction as its key: it never waits
 for a second connection from a pool its waiting peers may have drained (``once``).
 Work that stores at most once whatever runs it again (a player's official run of a
-date) needs no lock held across it: its answer is read before (``kept_for``) and kept
-after (``keep``), the first kept standing. Error responses are not kept: they store
+date) needs no lock held across it: its answer is kept after it (``keep``, the first
+kept standing), and the kept answer read only when the work is refused (``kept_for``). Error responses are not kept: they store
 nothing, and the same request gets the same error again.
 """
 
