@@ -10,8 +10,9 @@ connection that holds the lock, in the same transaction as its key: it never wai
 for a second connection from a pool its waiting peers may have drained (``once``).
 Work that stores at most once whatever runs it again (a player's official run of a
 date) needs no lock held across it: its answer is kept after it (``keep``, the first
-kept standing), and the kept answer read only when the work is refused (``kept_for``). Error responses are not kept: they store
-nothing, and the same request gets the same error again.
+kept standing), and the kept answer read only when the work is refused (``kept_for``).
+Error responses are not kept: they store nothing, and the same request gets the same
+error again.
 """
 
 from __future__ import annotations
