@@ -303,7 +303,10 @@ async def submit_run(
     moves = [move_in(m) for m in data.moves]
     if request.key is not None and isinstance(runner, TokenHash):
         runner = await player_of_hash(runner.digest, services)
-    scope = f"player:{runner.id}" if isinstance(runner, PlayerRow) else ""  # no key, no scope
+    # The key is the player's and the date's (no key, no scope): under it, no request but
+    # a run of that date, which the store refuses before storing anything, so a key used
+    # for another request first never answers 422 for a run stored (``retry_safe``).
+    scope = f"player:{runner.id}:daily:{when}" if isinstance(runner, PlayerRow) else ""
 
     async def produce(connection: Connection | None) -> tuple[int, bytes]:
         done = await services.daily.submit(runner, when, moves, services.clock.now(), connection)

@@ -80,7 +80,9 @@ async def answer_keyed(
 
     ``retry_safe``: ``produce`` stores at most once whatever runs it again for the same
     request, and answers a run again with what it stored (a player's official run of a
-    date: one a date, the identical run again is the stored one). Then no lock is held
+    date: one a date, the identical run again is the stored one; its ``scope`` must hold
+    no other request, or ``keep`` would find another's answer after the work is stored:
+    the player's and the date's). Then no lock is held
     across it and it is handed None (a daily run joins the batches in flight): its answer
     is kept unless one is kept for the key already (a retry, or a request with the same
     key that raced this one), which is the answer then; when ``produce`` raises, the

@@ -213,10 +213,33 @@ async def test_a_key_sent_after_its_run_was_stored_answers_the_stored_run(
     kept = await fetchval(
         database_url,
         "SELECT status FROM idempotency_keys WHERE scope = $1 AND key = $2",
-        f"player:{player['id']}",
+        f"player:{player['id']}:daily:{TODAY}",
         "after-the-run",
     )
     assert kept == 200
+    assert await count_runs(database_url, player["id"]) == 1
+
+
+async def test_a_key_used_first_for_another_request_never_refuses_a_run_it_stored(
+    client: httpx.AsyncClient, database_url: str
+) -> None:
+    """An official run's key is kept after the run: a key the player used first for
+    another request (a box) must not find that request's answer then, refusing a run
+    already stored. The run's key is the player's and the date's: the run is stored and
+    answered, the box's key still answers the box, and a second run of the date with the
+    run's key is refused (422), nothing more stored."""
+    player = await new_player(client)
+    headers = {**auth(player), "Idempotency-Key": "one-key-two-requests"}
+    box = await client.post("/v1/boxes", json={}, headers=headers)
+    assert box.status_code == 201, box.text
+    first, other = legal_runs(await daily_dice(client, TODAY), 2)
+    url = f"/v1/daily/{TODAY}/runs"
+    run = await client.post(url, json={"moves": first}, headers=headers)
+    assert run.status_code == 201, run.text
+    again = await client.post("/v1/boxes", json={}, headers=headers)
+    assert (again.status_code, again.content) == (201, box.content)
+    reused = await client.post(url, json={"moves": other}, headers=headers)
+    assert reused.status_code == 422 and reused.json()["type"] == "/problems/idempotency-key-reused"
     assert await count_runs(database_url, player["id"]) == 1
 
 
