@@ -41,6 +41,7 @@ from service.api.document import finish_document
 from service.api.friends import FriendsController
 from service.api.front.hot import (
     FRONT,
+    MATCHED,
     HotRoute,
     hot_route,
     hot_routes,
@@ -280,6 +281,7 @@ class App(RoutedBehind):
             await super().__call__(scope, receive, send)
             return
         route, path = hot
+        cast("dict[str, object]", scope)[MATCHED] = hot  # what the middleware asks (matched)
         scope["app"] = scope["litestar_app"] = self
         scope.setdefault("state", {})
         # What the router would set: the service's middleware reads the same either way.

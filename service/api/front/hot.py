@@ -286,16 +286,27 @@ def answerer_of(scope: Scope, kind: type[Way]) -> tuple[Way | None, re.Match[str
     return (how, path) if isinstance(how, kind) else (None, None)
 
 
+MATCHED: Final = "shutbox.hot_route"
+"""In a scope: ``matched``'s answer, found once a request (``App.route`` sets it for a
+request it sends before the framework): each answering middleware asks."""
+
+
 def matched(scope: Scope) -> tuple[HotRoute, re.Match[str]] | None:
     """The app's hot route a request takes and its path matched (its parameters the
-    groups), or None."""
+    groups), or None: found once a request, kept in its scope (``MATCHED``)."""
+    if MATCHED in scope:
+        kept: tuple[HotRoute, re.Match[str]] | None = scope[MATCHED]  # type: ignore[typeddict-item]
+        return kept
     method, path = scope.get("method"), scope["path"]
+    found: tuple[HotRoute, re.Match[str]] | None = None
     for route in cast("Front", scope["app"]).hot_routes:
         if route.method == method:
-            found = route.path.fullmatch(path)
-            if found is not None:
-                return route, found
-    return None
+            match = route.path.fullmatch(path)
+            if match is not None:
+                found = route, match
+                break
+    cast("dict[str, object]", scope)[MATCHED] = found
+    return found
 
 
 def header(scope: Scope, name: bytes) -> str | None:
