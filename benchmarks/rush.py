@@ -184,7 +184,6 @@ class Tally:
     requests: dict[str, list[float]] = field(default_factory=dict)  # ms, by endpoint
     days: list[float] = field(default_factory=list)  # ms, a player-day from its start
     lags: list[float] = field(default_factory=list)  # ms, its start after its arrival
-    first_arrival: float = 0.0
     last_done: float = 0.0
     cpu_seconds: float = 0.0
     out_of_tokens: int = 0
@@ -198,7 +197,6 @@ class Tally:
             self.requests.setdefault(name, []).extend(values)
         self.days += other.days
         self.lags += other.lags
-        self.first_arrival = min(filter(None, (self.first_arrival, other.first_arrival)))
         self.last_done = max(self.last_done, other.last_done)
         self.cpu_seconds += other.cpu_seconds
         self.out_of_tokens += other.out_of_tokens
@@ -305,7 +303,6 @@ class Client:
         tokens = iter(job.tokens)
         tasks: set[asyncio.Task[None]] = set()
         await asyncio.sleep(max(job.start_at - loop_time(), 0))
-        self.tally.first_arrival = job.start_at
         while True:
             arrival += self.rng.expovariate(job.rate)
             if arrival >= end:
@@ -483,7 +480,7 @@ def run_step(
         workers.append(worker)
     total = Tally()
     for receiving in pipes:
-        part = asdict_tally(receiving.recv())
+        part = Tally(**receiving.recv())
         total.add(part)
     for worker in workers:
         worker.join()
@@ -642,10 +639,6 @@ def settle(cpu: Any) -> None:
         if sum(after.values()) - sum(before.values()) < IDLE_CPU:
             return
         before = after
-
-
-def asdict_tally(data: dict[str, Any]) -> Tally:
-    return Tally(**data)
 
 
 # Report ---------------------------------------------------------------------------------------
