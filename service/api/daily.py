@@ -29,7 +29,6 @@ from service.api.deps import (
     ServicesDep,
     no_such_player,
     optional_player,
-    player_of_hash,
     player_read,
 )
 from service.api.document import created, documented, not_modified, resubmitted
@@ -38,7 +37,7 @@ from service.api.front.hot import BEFORE_FRAMEWORK, Answer, ByBody, ByPath, Repl
 from service.api.front.ratelimit import NOT_LIMITED, OWN_LIMIT, STORES
 from service.api.front.reading import bearer_token
 from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
-from service.api.idempotency import JSON, Keyed, answer_keyed, keyed
+from service.api.idempotency import JSON, Keyed, key_reused, keyed, run_key
 from service.api.schemas import (
     DATE_TEXT,
     DICE,
@@ -60,12 +59,11 @@ from service.rules.analysis import Report
 from service.rules.ruleset import Roll
 from service.store import daily
 from service.store.daily import DailyRun, UnknownToken
-from service.store.db import Connection
 from service.store.players import PlayerRow, token_hash
 from service.store.ranks import Rank
 from service.store.runs import AlreadyPlayed
 from service.support.calendar import local_today, named_date
-from service.support.i18n import LOCALISED, _, current, long_date
+from service.support.i18n import LOCALISED, _, asked_for, current, long_date
 from service.support.settings import Settings
 from service.usecases import daily as use_cases
 from service.usecases.daily import (
@@ -294,26 +292,17 @@ async def submit_run(
 ) -> Answer:
     """Submit an official run of ``day`` (``DailyRuns.submit``), the one use case both
     ways take (the handler and ``official_run_answer``): its status and encoded answer,
-    or the problem it raises, nothing stored. A run with an idempotency key needs its
-    player first (the key is the player's); without one, a token's player is looked up
-    with the batch that stores the run."""
+    or the problem it raises, nothing stored. A token's player is looked up with the
+    batch that stores the run, and the run's Idempotency-Key is kept with it
+    (``run_key``): the identical run again with its key is answered as it was first, in
+    the language first asked for; another run with it, 422."""
     when = parse_date(day)
     now = services.clock.now()
     check_begun(when, services.settings, now)
     moves = [move_in(m) for m in data.moves]
-    if request.key is not None and isinstance(runner, TokenHash):
-        runner = await player_of_hash(runner.digest, services)
-    # The key is the player's and the date's (no key, no scope): under it, no request but
-    # a run of that date, which the store refuses before storing anything, so a key used
-    # for another request first never answers 422 for a run stored (``retry_safe``).
-    scope = f"player:{runner.id}:daily:{when}" if isinstance(runner, PlayerRow) else ""
-
-    async def produce(connection: Connection | None) -> tuple[int, bytes]:
-        done = await services.daily.submit(runner, when, moves, services.clock.now(), connection)
-        return (201 if done.created else 200), submitted(done)
-
+    key = run_key(request.key)
     try:
-        answer = await answer_keyed(request, services, scope, produce, retry_safe=True)
+        done = await services.daily.submit(runner, when, moves, now, key)
     except UnknownToken:
         raise no_such_player() from None
     except DateNotOpen as refused:
@@ -329,6 +318,8 @@ async def submit_run(
             ),
         ) from None
     except AlreadyPlayed as played:
+        if played.key_reused:
+            raise key_reused() from None
         official = f"/v1/daily/{when.isoformat()}/runs/me"
         raise problems.ALREADY_PLAYED(
             _(
@@ -340,7 +331,12 @@ async def submit_run(
                 official_run_id=str(played.official_id), official_run=official
             ),
         ) from None
-    return answer.status, answer.body
+    if done.created:
+        return 201, submitted(done)
+    if done.run.answers(key):
+        with asked_for(done.run.request_language):
+            return 201, submitted(done)
+    return 200, submitted(done)
 
 
 class AddedBySubmission(msgspec.Struct, frozen=True):

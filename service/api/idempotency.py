@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
+import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any, Final, NamedTuple
 
 import msgspec
 from litestar import Request, Response
+from litestar.plugins.problem_details import ProblemDetailsException
 
 from service.api import problems
 from service.api.deps import Services
 from service.store import idempotency
+from service.store.daily import RunKey
 from service.store.db import Connection
-from service.support.i18n import _, write_in, written_in
+from service.support.i18n import _, asked, write_in, written_in
 
 HEADER: Final = "idempotency-key"
 JSON: Final = "application/json"
@@ -66,36 +70,36 @@ async def answer_once(
     return await answer_keyed(await keyed(request), services, scope, produce)
 
 
+def checked(key: str) -> str:
+    """The key, if it is one a client may send (1 to 255 printable characters)."""
+    if len(key) > KEY_MOST or not _KEY.fullmatch(key):
+        raise problems.INVALID_IDEMPOTENCY_KEY(_("Idempotency-Key: 1 to 255 printable characters"))
+    return key
+
+
+def run_key(key: str | None) -> RunKey | None:
+    """An official run's key as the run's row keeps it (``RunKey``): the run is one a
+    player and date, so its row is the key's record, written with the run; None without
+    a key."""
+    if key is None:
+        return None
+    digest = hashlib.sha256(checked(key).encode()).digest()
+    return RunKey(uuid.UUID(bytes=digest[:16]), asked())
+
+
 async def answer_keyed(
     request: Keyed,
     services: Services,
     scope: str,
     produce: Callable[[Connection | None], Awaitable[tuple[int, bytes]]],
-    *,
-    retry_safe: bool = False,
 ) -> Answer:
     """Run ``produce`` once per idempotency key in ``scope``, when the request has one:
     it is handed the connection holding the key (its work joins the key's transaction);
-    without a key, None (its work goes where it would anyway).
-
-    ``retry_safe``: ``produce`` stores at most once whatever runs it again for the same
-    request, and answers a run again with what it stored (a player's official run of a
-    date: one a date, the identical run again is the stored one; its ``scope`` must hold
-    no other request, or ``keep`` would find another's answer after the work is stored:
-    the player's and the date's). Then no lock is held
-    across it and it is handed None (a daily run joins the batches in flight): its answer
-    is kept unless one is kept for the key already (a retry, or a request with the same
-    key that raced this one), which is the answer then; when ``produce`` raises, the
-    answer kept for the key, if there is one (``KeyReused``: another request's). Two
-    such requests racing each other both get the one kept; a crash between the work and
-    keeping its answer leaves the work, which the retry finds. One round trip more than
-    the work, against nine and a connection of its own (docs/performance.md)."""
+    without a key, None (its work goes where it would anyway)."""
     key = request.key
     if key is None:
         status, body = await produce(None)
         return Answer(status, body, replayed=False)
-    if len(key) > KEY_MOST or not _KEY.fullmatch(key):
-        raise problems.INVALID_IDEMPOTENCY_KEY(_("Idempotency-Key: 1 to 255 printable characters"))
     digest = idempotency.request_digest(request.method, request.path, canonical(request.body))
 
     async def kept(connection: Connection | None) -> idempotency.Kept:
@@ -104,28 +108,18 @@ async def answer_keyed(
 
     pool, now = services.pool, services.clock.now()
     try:
-        if not retry_safe:
-            answer, replayed = await idempotency.once(pool, now, scope, key, digest, kept)
-        else:
-            try:
-                produced = await kept(None)
-            except Exception:
-                first = await idempotency.kept_for(pool, now, scope, key, digest)
-                if first is None:
-                    raise
-                answer, replayed = first, True
-            else:
-                answer, replayed = await idempotency.keep(pool, now, scope, key, digest, produced)
+        answer, replayed = await idempotency.once(pool, now, scope, checked(key), digest, kept)
     except idempotency.KeyReused:
-        raise problems.IDEMPOTENCY_KEY_REUSED(
-            _(
-                "This Idempotency-Key was used with another request; use a new key for a new "
-                "request."
-            ),
-        ) from None
+        raise key_reused() from None
     if replayed and answer.language is not None:
         write_in(answer.language)  # the answer again says its language, as it did first
     return Answer(answer.status, answer.body, replayed)
+
+
+def key_reused() -> ProblemDetailsException:
+    return problems.IDEMPOTENCY_KEY_REUSED(
+        _("This Idempotency-Key was used with another request; use a new key for a new request.")
+    )
 
 
 async def respond_once(

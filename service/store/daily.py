@@ -50,19 +50,35 @@ class VerifiedRun(msgspec.Struct, frozen=True):
     best_possible: int
     submitted_at: datetime
 
-    def of(self, player: PlayerRow) -> NewRun:
-        """The run as ``player``'s, with the player's time zone at submission."""
+    def of(self, player: PlayerRow, key: RunKey | None = None) -> NewRun:
+        """The run as ``player``'s, with the player's time zone at submission, sent with
+        ``key``."""
         return NewRun(
-            player_id=player.id, time_zone=player.time_zone, **msgspec.structs.asdict(self)
+            player_id=player.id,
+            time_zone=player.time_zone,
+            request_key=None if key is None else key.id,
+            request_language=None if key is None else key.language,
+            **msgspec.structs.asdict(self),
         )
+
+
+class RunKey(msgspec.Struct, frozen=True):
+    """The Idempotency-Key a run is sent with, as the run's row keeps it (migration 025):
+    the first 16 bytes of its SHA-256, and the language its request asked for (None:
+    none), in which the answer is written again."""
+
+    id: uuid.UUID
+    language: str | None
 
 
 class NewRun(VerifiedRun, frozen=True):
     """A verified submission to store, with its player and the player's time zone at
-    submission (the streak shown with it is the player's own)."""
+    submission (the streak shown with it is the player's own), and its key's."""
 
     player_id: uuid.UUID
     time_zone: str
+    request_key: uuid.UUID | None = None
+    request_language: str | None = None
 
 
 class TokenRun(msgspec.Struct, frozen=True):
@@ -70,6 +86,7 @@ class TokenRun(msgspec.Struct, frozen=True):
 
     token_hash: bytes
     run: VerifiedRun
+    key: RunKey | None = None
 
 
 class UnknownToken(Exception):
@@ -105,6 +122,14 @@ class DailyRun(msgspec.Struct, frozen=True):
     weekly_best: int = 1
     """The freezes held and the weekly streak after the run (migration 023: none and
     the run's own week for the runs stored before)."""
+    request_key: uuid.UUID | None = None
+    request_language: str | None = None
+    """The Idempotency-Key the run was sent with (``RunKey``; None: none)."""
+
+    def answers(self, key: RunKey | None) -> bool:
+        """Whether the run was stored for a request with ``key``: an identical run again
+        with it is that request again, answered as it was first (201)."""
+        return key is not None and self.request_key == key.id
 
     @property
     def rank_at_submission(self) -> Rank:
@@ -157,7 +182,8 @@ _tokens_read = msgspec.json.Decoder(TokensRead)
 
 
 class Stored(msgspec.Struct, frozen=True):
-    """A submission's outcome: its run, new (201) or stored before (200, identical)."""
+    """A submission's outcome: its run, new (201) or stored before (200, identical; 201
+    again for its own key: ``DailyRun.answers``)."""
 
     run: DailyRun
     created: bool
@@ -227,7 +253,7 @@ async def submit_batch_by_tokens(
             if player is None:
                 answers[at] = UnknownToken()
             elif is_open_for(player, sent.run.day, sent.run.submitted_at):
-                accepted.append((at, player, sent.run.of(player)))
+                accepted.append((at, player, sent.run.of(player, sent.key)))
             else:
                 answers[at] = NotOpen(player)
         new_runs = [new for _at, _player_found, new in accepted]
@@ -242,14 +268,6 @@ async def _alone(connection: Connection, run: NewRun) -> Outcome | Exception:
         [outcome] = await submit_all(connection, [run])
     except Exception as error:
         return error
-    return outcome
-
-
-async def submit(connection: Connection, run: NewRun) -> Stored:
-    """One submission on the caller's connection, in its transaction."""
-    [outcome] = await submit_all(connection, [run])
-    if isinstance(outcome, AlreadyPlayed):
-        raise outcome
     return outcome
 
 
@@ -337,10 +355,12 @@ class Batch:
         for run in runs:
             earlier = stored.get((run.player_id, run.day))
             if earlier is not None:
-                same = earlier.moves == run.moves
-                self.outcomes.append(
-                    Stored(earlier, created=False) if same else AlreadyPlayed(earlier.id)
-                )
+                if earlier.moves == run.moves:
+                    self.outcomes.append(Stored(earlier, created=False))
+                else:
+                    key = run.request_key
+                    reused = key is not None and earlier.request_key == key
+                    self.outcomes.append(AlreadyPlayed(earlier.id, key_reused=reused))
                 continue
             today = local_today(run.submitted_at, run.time_zone)
             dates = played.get(run.player_id)
@@ -385,6 +405,8 @@ class Batch:
                 streak_freezes=streak.freezes,
                 weekly_current=streak.weekly_length,
                 weekly_best=streak.weekly_best,
+                request_key=run.request_key,
+                request_language=run.request_language,
             )
             stored[(run.player_id, run.day)] = new
             self.created.append(new)

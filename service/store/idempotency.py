@@ -8,9 +8,8 @@ Requests with the same key wait for each other (an advisory lock), so a retry th
 races the original never creates twice. The request's own work runs on the
 connection that holds the lock, in the same transaction as its key: it never waits
 for a second connection from a pool its waiting peers may have drained (``once``).
-Work that stores at most once whatever runs it again (a player's official run of a
-date) needs no lock held across it: its answer is kept after it (``keep``, the first
-kept standing), and the kept answer read only when the work is refused (``kept_for``).
+An official run's key is not kept here: the run is one a player and date, so its row
+keeps its key (``service.store.daily.RunKey``).
 Error responses are not kept: they store nothing, and the same request gets the same
 error again.
 """
@@ -65,32 +64,6 @@ async def once(
         kept = await produce(connection)
         await connection.execute(QUERIES.idempotency_put, scope, key, digest, *kept, now)
         return kept, False
-
-
-async def kept_for(
-    pool: asyncpg.Pool, now: datetime, scope: str, key: str, digest: bytes
-) -> Kept | None:
-    """The response kept for ``key``, if one is; ``KeyReused`` if another request's."""
-    first = await pool.fetchrow(QUERIES.idempotency_get, scope, key, now - KEEP_FOR)
-    return None if first is None else _as_kept(first, digest)
-
-
-async def keep(
-    pool: asyncpg.Pool, now: datetime, scope: str, key: str, digest: bytes, kept: Kept
-) -> tuple[Kept, bool]:
-    """Keep ``kept`` for ``key``, unless a request with the same key kept its response
-    first: the response that stands, and whether it is that other one (``KeyReused`` if
-    it answered another request). For work that stores at most once whatever runs it
-    again (``service.api.idempotency.answer_keyed``'s ``retry_safe``): nothing is held
-    while it runs."""
-    row = await pool.fetchrow(
-        QUERIES.idempotency_keep, scope, key, digest, *kept, now, now - KEEP_FOR
-    )
-    if row is not None:
-        return kept, False
-    # The key's row stands: a peer's, committed meanwhile (read in a snapshot of its own).
-    first = await pool.fetchrow(QUERIES.idempotency_get, scope, key, now - KEEP_FOR)
-    return (kept, False) if first is None else (_as_kept(first, digest), True)
 
 
 def _as_kept(row: asyncpg.Record, digest: bytes) -> Kept:

@@ -32,10 +32,13 @@ class Accepted(msgspec.Struct, frozen=True):
 
 
 class AlreadyPlayed(Exception):
-    """Another run is already the player's run there: ``official_id``."""
+    """Another run is already the player's run there: ``official_id``; ``key_reused``:
+    stored for a request with the Idempotency-Key this one has (an official run's,
+    ``service.store.daily.RunKey``)."""
 
-    def __init__(self, official_id: uuid.UUID) -> None:
+    def __init__(self, official_id: uuid.UUID, key_reused: bool = False) -> None:
         self.official_id = official_id
+        self.key_reused = key_reused
         super().__init__(str(official_id))
 
 

@@ -130,6 +130,28 @@ def write_in(language: str) -> None:
         state.used = language
 
 
+def asked() -> Language | None:
+    """The language the request asked for (its Accept-Language; None: none of ours)."""
+    state = _current.get()
+    return None if state is None else negotiate(state.accept_language)
+
+
+@contextmanager
+def asked_for(language: str | None) -> Iterator[None]:
+    """Write as if the request had asked for ``language`` (``asked``; the player's own
+    still counts where it is None): an answer kept for an idempotency key again, as its
+    first request asked for it."""
+    state = _current.get()
+    if state is None:
+        yield
+        return
+    was, state.accept_language = state.accept_language, language
+    try:
+        yield
+    finally:
+        state.accept_language = was
+
+
 def player_language(language: Language | None) -> None:
     """The language the request's player stored: used when the request names none."""
     state = _current.get()

@@ -31,14 +31,23 @@ import asyncpg
 from service.caching import LRU
 from service.rules.analysis import Hindsight, Report, report
 from service.rules.dice import daily_sequence_id
+from service.rules.errors import IllegalRun
 from service.rules.replay import Move
 from service.rules.ruleset import Rules
 from service.store import daily, sequences
 from service.store.cache import Cache
-from service.store.daily import DailyRun, NewRun, NotOpen, Stored, TokenRun, VerifiedRun
-from service.store.db import Connection
+from service.store.daily import (
+    DailyRun,
+    NewRun,
+    NotOpen,
+    RunKey,
+    Stored,
+    TokenRun,
+    VerifiedRun,
+)
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms, Rank
+from service.store.runs import AlreadyPlayed
 from service.store.sequences import IssuedSequence
 from service.support.calendar import has_begun, has_closed_everywhere, is_open_for
 from service.support.i18n import _, long_date, ngettext, number, player_language
@@ -148,39 +157,56 @@ class DailyRuns:
         day: date,
         moves: Sequence[Move],
         now: datetime,
-        connection: Connection | None = None,
+        key: RunKey | None = None,
     ) -> Submission:
         """Verify and store an official run of ``day``: of a player, or of the player of
-        a bearer token (its hash), looked up with the batch's reads that store the run.
-
-        ``connection``: the transaction to store it in (an idempotency key's: a player's
-        run only), else it joins the submissions in flight in this process. Raises
+        a bearer token (its hash), looked up with the batch's reads that store the run;
+        it joins the submissions in flight in this process. ``key``: the Idempotency-Key
+        it is sent with, kept with the run (the identical run again with it:
+        ``DailyRun.answers``, even once the date has closed for the player; another run
+        with it, an illegal one too: ``AlreadyPlayed``, ``key_reused``). Raises
         ``DateNotOpen``, an ``IllegalRun`` for a run that is not a legal turn,
         ``AlreadyPlayed`` for another run of a played date, ``UnknownToken``.
         """
-        if isinstance(runner, PlayerRow) and not is_open_for(runner, day, now):
-            raise DateNotOpen(day, runner, now)
         issued = await self.dice(day, now)
-        verified = self.verified(issued, moves)
-        run = VerifiedRun(
-            day=day,
-            moves=[m.as_json() for m in verified.run.moves],
-            score=verified.run.score,
-            best_possible=verified.best_possible,
-            submitted_at=now,
-        )
-        if isinstance(runner, TokenHash):
-            try:
-                player, stored = await self.store_by_token(TokenRun(runner.digest, run))
-            except NotOpen as refused:
-                raise DateNotOpen(day, refused.player, now) from None
-            player_language(player.language)
-        else:
-            player = runner
-            new = run.of(player)
-            stored = await (
-                self.store_batch(new) if connection is None else daily.submit(connection, new)
+        try:
+            if isinstance(runner, PlayerRow) and not is_open_for(runner, day, now):
+                raise DateNotOpen(day, runner, now)
+            verified = self.verified(issued, moves)
+            run = VerifiedRun(
+                day=day,
+                moves=[m.as_json() for m in verified.run.moves],
+                score=verified.run.score,
+                best_possible=verified.best_possible,
+                submitted_at=now,
             )
+            if isinstance(runner, TokenHash):
+                try:
+                    player, stored = await self.store_by_token(TokenRun(runner.digest, run, key))
+                except NotOpen as refused:
+                    raise DateNotOpen(day, refused.player, now) from None
+                player_language(player.language)
+            else:
+                player = runner
+                stored = await self.store_batch(run.of(player, key))
+        except (DateNotOpen, IllegalRun) as refused:
+            # The key of a run stored: its retry after the date closed for the player (its
+            # answer lost on the way) is answered as it was first; another run with it
+            # (an illegal one too) is the key's refusal. A token's player is not known
+            # yet: its handler asks again with the player.
+            whose = refused.player if isinstance(refused, DateNotOpen) else runner
+            if key is None or not isinstance(whose, PlayerRow):
+                raise
+            earlier = await self.official(whose.id, day)
+            if earlier is None or not earlier.answers(key):
+                raise
+            try:
+                again = self.verified(issued, moves)
+            except IllegalRun:
+                raise AlreadyPlayed(earlier.id, key_reused=True) from None
+            if [m.as_json() for m in again.run.moves] != earlier.moves:
+                raise AlreadyPlayed(earlier.id, key_reused=True) from None
+            return Submission(whose, False, again, issued.id, earlier)
         # The stored run has these very moves (an identical resubmission too): its answer
         # is the one just verified, with what the store decided.
         return Submission(player, stored.created, verified, issued.id, stored.run)

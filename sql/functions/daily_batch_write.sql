@@ -5,7 +5,8 @@
 -- player, added to those stored; migration 017), the dates freezes covered before the
 -- runs (each streak's "frozen"; where the streak was walked again from the dates, those
 -- from "refrozen_from" on replace the stored ones: migration 023) and the date's score
--- counters; every row by key (migrations 010 to 012).
+-- counters; every row by key (migrations 010 to 012). A run keeps the Idempotency-Key it
+-- was sent with (migration 025).
 CREATE OR REPLACE FUNCTION daily_batch_write(jsonb, jsonb, smallint) RETURNS void
 LANGUAGE plpgsql VOLATILE
 SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off
@@ -40,17 +41,19 @@ BEGIN
         INSERT INTO daily_runs
             (player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
              rank_players, streak_current, streak_best, streak_last_played, played_today,
-             submitted_at, streak_freezes, weekly_current, weekly_best)
+             submitted_at, streak_freezes, weekly_current, weekly_best, request_key,
+             request_language)
         SELECT n.player_id, n.day, n.id, n.moves, n.score, n.best_possible, n.rank_better,
                n.rank_worse, n.rank_players, n.streak_current, n.streak_best,
                n.streak_last_played, n.played_today, n.submitted_at, n.streak_freezes,
-               n.weekly_current, n.weekly_best
+               n.weekly_current, n.weekly_best, n.request_key, n.request_language
         FROM jsonb_to_recordset($1)
             AS n(player_id uuid, day date, id uuid, moves jsonb, score integer,
                  best_possible integer, rank_better integer, rank_worse integer,
                  rank_players integer, streak_current integer, streak_best integer,
                  streak_last_played date, played_today boolean, submitted_at timestamptz,
-                 streak_freezes smallint, weekly_current integer, weekly_best integer)
+                 streak_freezes smallint, weekly_current integer, weekly_best integer,
+                 request_key uuid, request_language text)
         RETURNING daily_runs.day, daily_runs.score
     ), streaks_after AS (
         INSERT INTO streaks AS s

@@ -6,7 +6,8 @@ SELECT id FROM players WHERE id = $1 FOR UPDATE;
 -- A player's official run of a date, as stored.
 SELECT player_id, day, id, moves, score, best_possible, rank_better, rank_worse,
        rank_players, streak_current, streak_best, streak_last_played, played_today,
-       submitted_at, streak_freezes, weekly_current, weekly_best
+       submitted_at, streak_freezes, weekly_current, weekly_best, request_key,
+       request_language
 FROM daily_runs WHERE player_id = $1 AND day = $2;
 
 -- name: daily_batch_read

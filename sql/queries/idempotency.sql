@@ -15,18 +15,6 @@ ON CONFLICT (scope, key) DO UPDATE
 SET request_digest = EXCLUDED.request_digest, status = EXCLUDED.status,
     body = EXCLUDED.body, language = EXCLUDED.language, created_at = EXCLUDED.created_at;
 
--- name: idempotency_keep
--- Keep a response for its key unless one younger than the cut-off ($8) is kept already
--- (a request with the same key that raced this one): the row this statement wrote, or
--- none when the key's row stands (idempotency_get reads it, in a snapshot of its own).
-INSERT INTO idempotency_keys (scope, key, request_digest, status, body, language, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
-ON CONFLICT (scope, key) DO UPDATE
-SET request_digest = EXCLUDED.request_digest, status = EXCLUDED.status,
-    body = EXCLUDED.body, language = EXCLUDED.language, created_at = EXCLUDED.created_at
-WHERE idempotency_keys.created_at <= $8
-RETURNING request_digest, status, body, language;
-
 -- name: idempotency_expire
 -- Forget keys older than the cut-off.
 DELETE FROM idempotency_keys WHERE created_at <= $1;

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -198,9 +200,9 @@ async def test_idempotency_keys(client: httpx.AsyncClient, database_url: str) ->
 async def test_a_key_sent_after_its_run_was_stored_answers_the_stored_run(
     client: httpx.AsyncClient, database_url: str
 ) -> None:
-    """A run stored and its answer not kept (a worker that died between the two leaves
-    that; so does a run first sent without a key): the keyed retry finds the run, is
-    answered with it (200, as an identical run again), and that answer is kept."""
+    """A run first sent without a key: a keyed retry finds the run and is answered with
+    it as an identical run again (200), whatever key it has; the run keeps no key, and
+    no key is kept anywhere else (migration 025)."""
     player = await new_player(client)
     moves = legal_run(await daily_dice(client, TODAY))
     url = f"/v1/daily/{TODAY}/runs"
@@ -210,13 +212,49 @@ async def test_a_key_sent_after_its_run_was_stored_answers_the_stored_run(
     again = await client.post(url, json={"moves": moves}, headers=headers)
     assert (stored.status_code, retried.status_code, again.status_code) == (201, 200, 200)
     assert stored.content == retried.content == again.content
+    keys = "SELECT count(*) FROM idempotency_keys WHERE key = $1"
+    assert await fetchval(database_url, keys, "after-the-run") == 0
     kept = await fetchval(
-        database_url,
-        "SELECT status FROM idempotency_keys WHERE scope = $1 AND key = $2",
-        f"player:{player['id']}:daily:{TODAY}",
-        "after-the-run",
+        database_url, "SELECT request_key FROM daily_runs WHERE player_id = $1", player["id"]
     )
-    assert kept == 200
+    assert kept is None
+    assert await count_runs(database_url, player["id"]) == 1
+
+
+async def test_a_run_keeps_its_key_in_its_row_and_answers_it_after_the_date_closed(
+    client: httpx.AsyncClient, database_url: str, clock: FixedClock
+) -> None:
+    """A keyed run's key is kept with the run, in its row (the first 16 bytes of the
+    key's SHA-256, and the language asked for), not in a row of its own. Its retry after
+    the date closed for the player (its answer lost on the way) is answered as it was
+    first; another run with that key, an illegal one too, is 422 (the key's), without a
+    key 422 (the date's)."""
+    clock.set(datetime(2026, 11, 29, 22, 0, tzinfo=UTC))
+    player = await new_player(client, time_zone="Europe/Oslo")
+    first, other = legal_runs(await daily_dice(client, TODAY), 2)
+    url = f"/v1/daily/{TODAY}/runs"
+    key = "lost-on-the-way"
+    headers = {**auth(player), "Idempotency-Key": key, "Accept-Language": "nb"}
+    created = await client.post(url, json={"moves": first}, headers=headers)
+    assert created.status_code == 201, created.text
+    kept = "SELECT (request_key, request_language) FROM daily_runs WHERE player_id = $1"
+    digest = uuid.UUID(bytes=hashlib.sha256(key.encode()).digest()[:16])
+    assert tuple(await fetchval(database_url, kept, player["id"])) == (digest, "nb")
+    keys = "SELECT count(*) FROM idempotency_keys WHERE key = $1"
+    assert await fetchval(database_url, keys, key) == 0
+
+    clock.set(datetime(2026, 11, 29, 23, 30, tzinfo=UTC))  # 00:30 in Oslo: closed
+    retried = await client.post(
+        url, json={"moves": first}, headers={**headers, "Accept-Language": "de"}
+    )
+    assert (retried.status_code, retried.content) == (201, created.content)
+    assert retried.headers["content-language"] == "nb"
+    for moves in (other, [*first, first[-1]]):  # another run; an illegal one (a move too many)
+        reused = await client.post(url, json={"moves": moves}, headers=headers)
+        assert reused.status_code == 422, reused.text
+        assert reused.json()["type"] == "/problems/idempotency-key-reused"
+    unkeyed = await client.post(url, json={"moves": first}, headers=auth(player))
+    assert unkeyed.status_code == 422 and unkeyed.json()["type"] == "/problems/date-not-open"
     assert await count_runs(database_url, player["id"]) == 1
 
 
