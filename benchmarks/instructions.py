@@ -1,6 +1,6 @@
 """Instructions per request in the service's own process, counted by valgrind.
 
-    .venv/bin/python benchmarks/instructions.py [--what runs|analyze|feed] [--few N]
+    .venv/bin/python benchmarks/instructions.py [--what runs|analyze|feed|streak] [--few N]
         [--many N] [--way front|framework] [--postgres URL] [--redis URL]
 
 Served throughput on a shared machine drifts by a third within minutes: an A/B of a
@@ -21,7 +21,10 @@ load, and nothing of what PostgreSQL, Redis or the HTTP server spend.
   (the runs of ``http_bench.daily_run_bodies`` in turn), the players inserted straight
   into the database;
 - ``analyze``: ``POST /v1/analyze``, the analyze bodies of ``http_bench.py`` in turn;
-- ``feed``: ``GET /v1/daily/{today}``, the Daily Dice (its answer kept after the first).
+- ``feed``: ``GET /v1/daily/{today}``, the Daily Dice (its answer kept after the first);
+- ``streak``: ``GET /v1/players/me/streak``, each a new player's: a player's read (its
+  token looked up, a row read by key), as the streak, the friends' board and the share
+  text are.
 
 ``--way framework`` takes every request the framework's way (the app with no hot
 routes: no answer before the framework): the difference from ``--way front`` (the
@@ -152,12 +155,19 @@ async def _analyses(call: Call, count: int) -> list[Request]:
     return [("POST", "/v1/analyze", bodies[n % len(bodies)], [], 200) for n in range(count)]
 
 
+async def _streaks(call: Call, count: int) -> list[Request]:
+    url = os.environ["DATABASE_URL"]
+    tokens = await asyncio.to_thread(insert_players, url, count, datetime.now(UTC), "UTC")
+    path = "/v1/players/me/streak"
+    return [("GET", path, b"", [(b"authorization", f"Bearer {t}".encode())], 200) for t in tokens]
+
+
 async def _feeds(call: Call, count: int) -> list[Request]:
     today = datetime.now(UTC).date().isoformat()
     return [("GET", f"/v1/daily/{today}", b"", [], 200)] * count
 
 
-MADE: Final = {"runs": _runs, "analyze": _analyses, "feed": _feeds}
+MADE: Final = {"runs": _runs, "analyze": _analyses, "feed": _feeds, "streak": _streaks}
 FIXED_SECRET: Final = "instructions-benchmark-secret-of-32-characters-at-least"
 
 
@@ -186,7 +196,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--what", choices=("runs", "analyze", "feed"), default="runs")
+    parser.add_argument("--what", choices=tuple(MADE), default="runs")
     parser.add_argument("--way", choices=("front", "framework"), default="front")
     parser.add_argument("--few", type=positive, default=50, help="requests of the first count")
     parser.add_argument("--many", type=positive, default=250, help="requests of the second")

@@ -24,7 +24,8 @@ QUERY_METHODS = {"execute", "fetch", "fetchrow", "fetchval", "executemany"}
 
 def test_no_sql_is_built_by_string_formatting() -> None:
     """Every query the service runs is a named query (``QUERIES.name``), a constant, or a
-    migration or a function read from ``sql/migrations`` or ``sql/functions``."""
+    migration or a function read from ``sql/migrations`` or ``sql/functions`` (the pool's
+    single statements hand on the query they are given)."""
     offenders = []
     for path in sorted((ROOT / "service").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -43,7 +44,10 @@ def test_no_sql_is_built_by_string_formatting() -> None:
             )
             constant = isinstance(sql, ast.Constant) and isinstance(sql.value, str)
             migration = ast.unparse(sql) in {"migration.sql", "function.sql"}
-            if not (named or constant or migration):
+            # The pool's single statements hand on their caller's query, checked here
+            # where the caller writes it.
+            forwarded = path == ROOT / "service/store/db.py" and ast.unparse(sql) == "query"
+            if not (named or constant or migration or forwarded):
                 offenders.append(f"{Path(path).relative_to(ROOT)}:{node.lineno}")
     assert offenders == []
 

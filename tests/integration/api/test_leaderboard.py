@@ -11,6 +11,7 @@ import asyncpg
 import httpx
 import pytest
 
+from service.store import db
 from tests.integration.api.helpers import insert_run, new_player
 
 DAY = "2026-11-20"  # closed everywhere at the clock's now: the leaderboard is public
@@ -49,7 +50,7 @@ async def test_a_run_committed_mid_read_never_breaks_the_leaderboard(
     committed: list[int] = []
 
     def after_first_read(method: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-        async def read(self: asyncpg.Pool, query: str, *args: Any, **kwargs: Any) -> Any:
+        async def read(self: db.Pool, query: str, *args: Any, **kwargs: Any) -> Any:
             result = await method(self, query, *args, **kwargs)
             reads_runs = any(name in query for name in ("daily_runs", "day_scores", "leaderboard"))
             if reads_runs and not committed:
@@ -60,7 +61,7 @@ async def test_a_run_committed_mid_read_never_breaks_the_leaderboard(
         return read
 
     for name in ("fetch", "fetchrow", "fetchval"):
-        monkeypatch.setattr(asyncpg.Pool, name, after_first_read(getattr(asyncpg.Pool, name)))
+        monkeypatch.setattr(db.Pool, name, after_first_read(getattr(db.Pool, name)))
     response = await client.get(f"/v1/daily/{DAY}/leaderboard")
     monkeypatch.undo()
 
