@@ -89,7 +89,7 @@ async def sizes(connection: asyncpg.Connection) -> dict[str, tuple[int, int]]:
     for table in TABLES:
         rows = await connection.fetchval(f"SELECT count(*) FROM {table}")
         total = await connection.fetchval(
-            "SELECT sum(pg_total_relation_size(part)) FROM ("
+            "SELECT sum(pg_total_relation_size(part))::bigint FROM ("
             "SELECT $1::regclass AS part UNION ALL "
             "SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = $1::regclass) parts",
             table,
