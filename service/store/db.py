@@ -7,6 +7,7 @@ import functools
 import hashlib
 import logging
 import re
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -264,33 +265,43 @@ async def _keep_session(connection: asyncpg.Connection) -> None:
     trip per request, and undo those settings."""
 
 
+PARKED_FOR: Final = 30.0
+"""Seconds a connection stays parked for the next single statement (``Pool``); then it
+goes back to asyncpg's pool."""
+
+
 class Pool(asyncpg.Pool):
     """asyncpg's pool, whose single statements (``fetch``, ``fetchrow``, ``fetchval``,
     ``execute``) run on a connection parked by an earlier one when there is one, up to
     half the pool parked: asyncpg's acquire and release around a statement (a task to
     shield the release, a timer, a proxy, a queue) cost more than the statement itself
     in the client: 92 against 45 µs of CPU on this project's machine (docs/performance.md).
-    A statement that fails (cancelled mid-way too), or a parked connection found closed,
-    hands its connection back to the pool, which resets or replaces it as it would;
+    A statement that fails (cancelled mid-way too), or a parked connection found closed or
+    parked for over ``PARKED_FOR``, hands its connection back to the pool, which resets
+    or replaces it as it would;
     ``acquire`` and transactions are asyncpg's, on the other half at least."""
 
     __slots__ = ("_parked", "_parked_most")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._parked: list[Any] = []
+        self._parked: list[tuple[Any, float]] = []  # a connection, parked when
         self._parked_most: int = kwargs["max_size"] // 2
 
     async def _statement(self, run: Callable[[Any], Awaitable[Any]]) -> Any:
         connection = None
+        now = time.monotonic()
         while connection is None and self._parked:
-            connection = self._parked.pop()
+            connection, parked_at = self._parked.pop()
             try:
                 closed = connection.is_closed()
             except asyncpg.InterfaceError:  # closed, and taken back by asyncpg's pool
                 connection = None
                 continue
-            if closed:  # the server went away: the pool connects anew
+            # The server went away (the pool connects anew), or the connection lay idle
+            # longer than a network between may keep it (asyncpg's pool closes its own
+            # after 300 s idle).
+            if closed or now - parked_at > PARKED_FOR:
                 await self.release(connection)
                 connection = None
         if connection is None:
@@ -301,7 +312,7 @@ class Pool(asyncpg.Pool):
             await self.release(connection)
             raise
         if len(self._parked) < self._parked_most and not self.is_closing():
-            self._parked.append(connection)
+            self._parked.append((connection, time.monotonic()))
         else:
             await self.release(connection)
         return answer
@@ -325,7 +336,7 @@ class Pool(asyncpg.Pool):
 
     async def _unpark(self) -> None:
         parked, self._parked = self._parked, []
-        for connection in parked:
+        for connection, _parked_at in parked:
             await self.release(connection)
 
     async def expire_connections(self) -> None:

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from typing import Any
 
 import asyncpg
+import pytest
 
+from service.store import db
 from service.store.db import create_pool
 
 PID = "SELECT pg_backend_pid()"
@@ -70,4 +73,32 @@ async def test_a_parked_connection_whose_server_went_away_is_replaced(database_u
         assert await pool.fetchval(PID) != parked  # a new connection, not an error
     finally:
         await admin.close()
+        await asyncio.wait_for(pool.close(), 10)
+
+
+async def test_a_connection_parked_too_long_goes_back_to_the_pool(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A network between the service and PostgreSQL may drop a connection idle for long
+    without a word: one parked longer than ``PARKED_FOR`` is handed back to asyncpg's
+    pool (which closes its own idle ones) instead of taking the next statement."""
+    pool = await create_pool(database_url, max_size=2)
+    released: list[object] = []
+    release = db.Pool.release
+
+    async def recorded(self: db.Pool, connection: Any, **options: Any) -> None:
+        released.append(connection)
+        await release(self, connection, **options)
+
+    monkeypatch.setattr(db.Pool, "release", recorded)
+    try:
+        await pool.fetchval(PID)
+        [(parked, _at)] = pool._parked
+        assert await pool.fetchval("SELECT 1") == 1
+        assert released == []  # parked a moment ago: taken, and parked again
+        monkeypatch.setattr(db, "PARKED_FOR", -1.0)
+        assert await pool.fetchval("SELECT 1") == 1
+        assert released == [parked]  # too long: handed back, another taken
+    finally:
+        monkeypatch.undo()
         await asyncio.wait_for(pool.close(), 10)
