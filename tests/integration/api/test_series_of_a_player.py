@@ -157,7 +157,8 @@ async def test_an_invitation_shows_the_series_but_no_score_before_joining(
     series = await new_series(
         client,
         ann,
-        format={"kind": "elimination", "limit": 45},
+        # No one is out after the first round (12 tiles leave 78 at most): it goes on.
+        format={"kind": "elimination", "limit": 100},
         computers=["medium", "easy", "easy"],
         rules={"tiles": 12},
     )
@@ -171,7 +172,7 @@ async def test_an_invitation_shows_the_series_but_no_score_before_joining(
         "display_code": display(code),
         "owner": {"name": "Ann"},
         "rules": series["rules"],
-        "format": {"kind": "elimination", "limit": 45, "out_when": "reached"},
+        "format": {"kind": "elimination", "limit": 100, "out_when": "reached"},
         "shut_wins": False,
         "status": "open",
         "seats": 4,
