@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import TYPE_CHECKING, Any, Final
 
-import asyncpg
 import msgspec
 from litestar import Request
 from litestar.datastructures import State
@@ -24,6 +23,7 @@ from service.store import players
 from service.store.batch import Batcher, SharedFlight
 from service.store.cache import Cache, RedisState
 from service.store.daily import NewRun, Stored, TokenRun
+from service.store.db import Pool
 from service.store.players import PlayerRow
 from service.store.ranks import Histograms
 from service.support.clock import Clock
@@ -46,7 +46,7 @@ class Services:
     """Everything a handler may need, made once in the lifespan and handed over as one
     dependency (one dependency resolves without a task group on every request)."""
 
-    def __init__(self, pool: asyncpg.Pool, cache: Cache, clock: Clock, settings: Settings) -> None:
+    def __init__(self, pool: Pool, cache: Cache, clock: Clock, settings: Settings) -> None:
         self.pool = pool
         self.cache = cache
         self.clock = clock

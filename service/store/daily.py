@@ -18,7 +18,7 @@ from typing import Any, Final
 import asyncpg
 import msgspec
 
-from service.store.db import QUERIES, UNAVAILABLE, Connection, row_as
+from service.store.db import QUERIES, UNAVAILABLE, Connection, Pool, row_as
 from service.store.players import PlayerRow
 from service.store.ranks import DayCounts, Histogram, Histograms, Rank, rank_from, rank_in
 from service.store.runs import AlreadyPlayed
@@ -197,11 +197,10 @@ async def official_run(pool: asyncpg.Pool, player_id: uuid.UUID, day: date) -> D
     return None if row is None else row_as(DailyRun, row)
 
 
-async def submit_batch(pool: asyncpg.Pool, runs: list[NewRun]) -> list[Outcome | Exception]:
+async def submit_batch(pool: Pool, runs: list[NewRun]) -> list[Outcome | Exception]:
     """The runs stored as ``submit_all`` stores them, on a connection of its own (what
     the request batcher calls): ``stored``."""
-    async with pool.acquire() as connection:
-        return await stored(connection, runs)
+    return await pool.using(lambda connection: stored(connection, runs))
 
 
 async def stored(
@@ -231,14 +230,17 @@ async def stored(
 
 
 async def submit_batch_by_tokens(
-    pool: asyncpg.Pool, runs: list[TokenRun]
+    pool: Pool, runs: list[TokenRun]
 ) -> list[tuple[PlayerRow, Stored] | Exception]:
     """``submit_batch`` for runs sent with bearer tokens, their players looked up with
     the batch's reads (``daily_batch_read_by_tokens``): one round trip fewer than looking
     them up first. Each: its player and what ``submit_batch`` answers, or
     ``UnknownToken``, ``NotOpen`` (the date is not open for the player,
     ``service.support.calendar.is_open_for``; nothing stored for either)."""
-    async with pool.acquire() as connection:
+    answers: list[tuple[PlayerRow, Stored] | Exception | None] = [None] * len(runs)
+    accepted: list[tuple[int, PlayerRow, NewRun]] = []
+
+    async def read_and_store(connection: Connection) -> list[Outcome | Exception]:
         found = _tokens_read.decode(
             await connection.fetchval(
                 QUERIES.daily_batch_read_by_tokens,
@@ -247,8 +249,6 @@ async def submit_batch_by_tokens(
                 sorted({sent.run.day for sent in runs}),
             )
         )
-        answers: list[tuple[PlayerRow, Stored] | Exception | None] = [None] * len(runs)
-        accepted: list[tuple[int, PlayerRow, NewRun]] = []
         for at, (sent, player) in enumerate(zip(runs, found.players, strict=True)):
             if player is None:
                 answers[at] = UnknownToken()
@@ -257,7 +257,9 @@ async def submit_batch_by_tokens(
             else:
                 answers[at] = NotOpen(player)
         new_runs = [new for _at, _player_found, new in accepted]
-        outcomes = await stored(connection, new_runs, found.read) if new_runs else []
+        return await stored(connection, new_runs, found.read) if new_runs else []
+
+    outcomes = await pool.using(read_and_store)
     for (at, player, _new), outcome in zip(accepted, outcomes, strict=True):
         answers[at] = (player, outcome) if isinstance(outcome, Stored) else outcome
     return [answer for answer in answers if answer is not None]

@@ -25,6 +25,7 @@ Database: TypeAlias = asyncpg.Pool | Connection
 """Where a query can run: the pool, or a connection (inside a transaction, say)."""
 
 S = TypeVar("S", bound=msgspec.Struct)
+T = TypeVar("T")
 
 
 def row_as(kind: type[S], row: asyncpg.Record) -> S:
@@ -278,8 +279,9 @@ class Pool(asyncpg.Pool):
     in the client: 92 against 45 µs of CPU on this project's machine (docs/performance.md).
     A statement that fails (cancelled mid-way too), or a parked connection found closed or
     parked for over ``PARKED_FOR``, hands its connection back to the pool, which resets
-    or replaces it as it would;
-    ``acquire`` and transactions are asyncpg's, on the other half at least."""
+    or replaces it as it would. ``using``: the same for work of a few statements (a
+    batch of official runs); ``acquire`` and other transactions are asyncpg's, on the
+    other half at least."""
 
     __slots__ = ("_parked", "_parked_most")
 
@@ -315,6 +317,13 @@ class Pool(asyncpg.Pool):
             self._parked.append((connection, time.monotonic()))
         else:
             await self.release(connection)
+        return answer
+
+    async def using(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+        """``work`` on a connection taken as a single statement takes one: for work of a
+        few statements that leaves its connection as it found it (its transactions
+        ended), such as a batch of official runs."""
+        answer: T = await self._statement(work)
         return answer
 
     async def fetch(self, query: str, *args: Any, **options: Any) -> list[Any]:
@@ -354,7 +363,7 @@ class Pool(asyncpg.Pool):
 
 async def create_pool(
     url: str, *, min_size: int = 1, max_size: int = 10, statement_timeout: float = 0
-) -> asyncpg.Pool:
+) -> Pool:
     """One pool per process (``Pool``); connections decode json and jsonb with msgspec,
     and cancel a statement after ``statement_timeout`` seconds unless the database sets
     a timeout of its own (0: none). The client gives up a few seconds after the server

@@ -102,3 +102,31 @@ async def test_a_connection_parked_too_long_goes_back_to_the_pool(
     finally:
         monkeypatch.undo()
         await asyncio.wait_for(pool.close(), 10)
+
+
+async def test_work_of_several_statements_takes_and_parks_a_connection_as_one(
+    database_url: str,
+) -> None:
+    """``using``: a batch's statements (a transaction among them) on the connection a
+    single statement would take, parked again after; one that fails hands it back."""
+    pool = await create_pool(database_url, max_size=2)
+    try:
+        parked = await pool.fetchval(PID)
+
+        async def work(connection: Any) -> int:
+            async with connection.transaction():
+                await connection.execute("SELECT 1")
+            pid: int = await connection.fetchval(PID)
+            return pid
+
+        assert await pool.using(work) == parked
+        assert len(pool._parked) == 1
+
+        async def failing(connection: Any) -> None:
+            await connection.execute("SELECT 1/0")
+
+        with contextlib.suppress(asyncpg.DivisionByZeroError):
+            await pool.using(failing)
+        assert pool._parked == []
+    finally:
+        await asyncio.wait_for(pool.close(), 10)
