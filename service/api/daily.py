@@ -37,7 +37,7 @@ from service.api.front.hot import BEFORE_FRAMEWORK, Answer, ByBody, ByPath, Repl
 from service.api.front.ratelimit import NOT_LIMITED, OWN_LIMIT, STORES
 from service.api.front.reading import bearer_token
 from service.api.idempotency import HEADER as IDEMPOTENCY_KEY
-from service.api.idempotency import JSON, Keyed, key_reused, keyed, run_key
+from service.api.idempotency import JSON, key_reused, run_key
 from service.api.schemas import (
     DATE_TEXT,
     DICE,
@@ -288,7 +288,7 @@ async def submit_run(
     runner: PlayerRow | TokenHash,
     day: str,
     data: RunSubmission,
-    request: Keyed,
+    idempotency_key: str | None,
 ) -> Answer:
     """Submit an official run of ``day`` (``DailyRuns.submit``), the one use case both
     ways take (the handler and ``official_run_answer``): its status and encoded answer,
@@ -300,7 +300,7 @@ async def submit_run(
     now = services.clock.now()
     check_begun(when, services.settings, now)
     moves = [move_in(m) for m in data.moves]
-    key = run_key(request.key)
+    key = run_key(idempotency_key)
     try:
         done = await services.daily.submit(runner, when, moves, now, key)
     except UnknownToken:
@@ -333,7 +333,7 @@ async def submit_run(
         ) from None
     if done.created:
         return 201, submitted(done)
-    if done.run.answers(key):
+    if key is not None and done.run.answers(key.id):
         with asked_for(done.run.request_language):
             return 201, submitted(done)
     return 200, submitted(done)
@@ -391,13 +391,12 @@ async def official_run_answer(scope: Scope, body: bytes, path: re.Match[str]) ->
     None."""
     services: Services = scope["app"].state.services
     key = header(scope, IDEMPOTENCY_KEY.encode())
-    request = Keyed(key, "POST", scope.get("root_path", "") + scope["path"], body)
     try:
         token = bearer_token(header(scope, b"authorization") or "")
         if token is None:
             return None
         data = decode(_submission, body)
-        return await submit_run(services, TokenHash(token_hash(token)), path[1], data, request)
+        return await submit_run(services, TokenHash(token_hash(token)), path[1], data, key)
     except problems.ANSWERED:
         return None
 
@@ -485,7 +484,8 @@ class DailyController(Controller):
         services: ServicesDep,
         day: DatePath,
     ) -> Response[bytes]:
-        status, body = await submit_run(services, player, day, data, await keyed(request))
+        key = request.headers.get(IDEMPOTENCY_KEY)
+        status, body = await submit_run(services, player, day, data, key)
         return Response(content=body, status_code=status, media_type=JSON)
 
     @get(

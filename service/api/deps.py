@@ -64,7 +64,7 @@ class Services:
         daily_batches: Batcher[NewRun, Stored] = Batcher(
             lambda runs: store_daily.submit_batch(pool, runs)
         )
-        # The runs sent without an idempotency key: their players looked up with the batch.
+        # The runs sent with a bearer token: their players looked up with the batch.
         by_token: Batcher[TokenRun, tuple[PlayerRow, Stored]] = Batcher(
             lambda runs: store_daily.submit_batch_by_tokens(pool, runs)
         )

@@ -126,10 +126,11 @@ class DailyRun(msgspec.Struct, frozen=True):
     request_language: str | None = None
     """The Idempotency-Key the run was sent with (``RunKey``; None: none)."""
 
-    def answers(self, key: RunKey | None) -> bool:
-        """Whether the run was stored for a request with ``key``: an identical run again
-        with it is that request again, answered as it was first (201)."""
-        return key is not None and self.request_key == key.id
+    def answers(self, key: uuid.UUID | None) -> bool:
+        """Whether the run was stored for a request with the key ``key`` (``RunKey.id``):
+        an identical run again with it is that request again, answered as it was first
+        (201); another run with it, the key reused."""
+        return key is not None and self.request_key == key
 
     @property
     def rank_at_submission(self) -> Rank:
@@ -360,8 +361,7 @@ class Batch:
                 if earlier.moves == run.moves:
                     self.outcomes.append(Stored(earlier, created=False))
                 else:
-                    key = run.request_key
-                    reused = key is not None and earlier.request_key == key
+                    reused = earlier.answers(run.request_key)
                     self.outcomes.append(AlreadyPlayed(earlier.id, key_reused=reused))
                 continue
             today = local_today(run.submitted_at, run.time_zone)

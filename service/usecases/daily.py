@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import asyncpg
 
@@ -175,7 +175,7 @@ class DailyRuns:
             verified = self.verified(issued, moves)
             run = VerifiedRun(
                 day=day,
-                moves=[m.as_json() for m in verified.run.moves],
+                moves=stored_moves(verified),
                 score=verified.run.score,
                 best_possible=verified.best_possible,
                 submitted_at=now,
@@ -198,13 +198,13 @@ class DailyRuns:
             if key is None or not isinstance(whose, PlayerRow):
                 raise
             earlier = await self.official(whose.id, day)
-            if earlier is None or not earlier.answers(key):
+            if earlier is None or not earlier.answers(key.id):
                 raise
             try:
                 again = self.verified(issued, moves)
             except IllegalRun:
                 raise AlreadyPlayed(earlier.id, key_reused=True) from None
-            if [m.as_json() for m in again.run.moves] != earlier.moves:
+            if stored_moves(again) != earlier.moves:  # the batch's test of an identical run
                 raise AlreadyPlayed(earlier.id, key_reused=True) from None
             return Submission(whose, False, again, issued.id, earlier)
         # The stored run has these very moves (an identical resubmission too): its answer
@@ -222,6 +222,12 @@ class DailyRuns:
         """A stored run replayed and analysed on its dice again, and their sequence."""
         issued = await self.dice(run.day, now)
         return self.verified(issued, [Move.from_json(m) for m in run.moves]), issued.id
+
+
+def stored_moves(verified: Report) -> list[Any]:
+    """A verified run's moves as its row stores them: two runs are identical when these
+    are equal (``service.store.daily.Batch``)."""
+    return [m.as_json() for m in verified.run.moves]
 
 
 SYMBOLS: Final = {"best": "🟩", "inaccuracy": "🟨", "mistake": "🟧", "blunder": "🟥"}

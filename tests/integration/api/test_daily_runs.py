@@ -261,9 +261,9 @@ async def test_a_run_keeps_its_key_in_its_row_and_answers_it_after_the_date_clos
 async def test_a_key_used_first_for_another_request_never_refuses_a_run_it_stored(
     client: httpx.AsyncClient, database_url: str
 ) -> None:
-    """An official run's key is kept after the run: a key the player used first for
-    another request (a box) must not find that request's answer then, refusing a run
-    already stored. The run's key is the player's and the date's: the run is stored and
+    """An official run's key is kept in the run's row: a key the player used first for
+    another request (a box) must not find that request's answer, refusing a run. The
+    run's key is the run's alone: the run is stored and
     answered, the box's key still answers the box, and a second run of the date with the
     run's key is refused (422), nothing more stored."""
     player = await new_player(client)
