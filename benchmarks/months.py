@@ -13,10 +13,11 @@ each on one connection of the service's pool:
 
 - a batch of 12 new players' official runs sent with their tokens, read and written
   as the service stores them (``submit_batch_by_tokens``: two round trips), in ms;
-- the statements of a player's requests, in microseconds a call (generic plans: timed
-  after 10 calls of each): their official run of today (``daily_run``), their streak
-  (``streak``), their history (``history``, a page of 10 of their 30 runs), today's
-  leaderboard (``day_leaderboard``, the top 10).
+- the statements of a player's requests, in microseconds a call (timed after 10 calls
+  of each, in the plan the session keeps): their official run of today (``daily_run``),
+  their streak (``streak``), their friends' board (``friends_board``), their history
+  (``history``, a page of 10 of their 30 runs), today's leaderboard
+  (``day_leaderboard``, the top 10).
 
 Printed: each figure's median over the rounds and its ratio to the fewest months'. A
 statement whose cost grows with the months is a bug users meet one month at a time.
@@ -104,7 +105,8 @@ async def statements(database: Database, calls: int, now: datetime) -> None:
     async with database.pool.acquire() as connection:
         for name, query, args in (
             ("daily_run (us)", QUERIES.daily_run, (player, today)),
-            ("streak (us)", QUERIES.streak, (player, today)),
+            ("streak (us)", QUERIES.streak, (player, today, None)),
+            ("friends_board (us)", QUERIES.friends_board, (player, today)),
             ("history (us)", QUERIES.history, (player, today + timedelta(days=1), 10)),
             ("day_leaderboard (us)", QUERIES.day_leaderboard, (today, 10)),
         ):

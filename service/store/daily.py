@@ -534,9 +534,11 @@ def streak_of(row: asyncpg.Record) -> StreakRuns:
 async def streak_row(
     pool: asyncpg.Pool, player_id: uuid.UUID, *days: date
 ) -> tuple[StreakRuns | None, frozenset[date]]:
-    """The player's stored streak runs, and which of ``days`` they played (one row by
-    key, a lookup by key a date)."""
-    row = await pool.fetchrow(QUERIES.streak, player_id, list(days))
+    """The player's stored streak runs, and which of ``days`` (two at most) they played
+    (one row by key, a lookup by key a date)."""
+    if len(days) > 2:
+        raise ValueError(f"{len(days)} dates asked of a streak row, 2 at most")
+    row = await pool.fetchrow(QUERIES.streak, player_id, *(*days, None, None)[:2])
     if row is None:
         return None, frozenset()
     return streak_of(row), frozenset(row["played_days"])

@@ -245,8 +245,17 @@ async def _init_connection(connection: asyncpg.Connection, statement_timeout: fl
     # it has grown, until the next ANALYZE: no sequential scan where an index serves.
     # And no JIT compilation: none of these statements gains from it, and the cost a
     # scan turned off still adds where nothing else serves would have plans compiled at
-    # every call (some 150 ms, for statements that run in well under 1 ms).
-    await connection.execute("SET enable_seqscan = off; SET jit = off")
+    # every call (some 150 ms, for statements that run in well under 1 ms). And one
+    # plan a statement, made at its first call and kept (until an ANALYZE of a table it
+    # reads): by default PostgreSQL plans anew at every call a statement whose generic
+    # plan it judges dearer than a plan for the values at hand, as it judges every
+    # statement over the monthly partitions of daily runs and every one of an array,
+    # which made PostgreSQL spend a third of its CPU of a player-day planning
+    # (docs/performance.md, "One plan a statement"). A date a parameter of its own
+    # still prunes the other months, when the plan starts.
+    await connection.execute(
+        "SET enable_seqscan = off; SET jit = off; SET plan_cache_mode = force_generic_plan"
+    )
     # A timeout the database already has (its configuration, the role's, the URL's) is
     # kept; without one, a statement stuck behind a lock would hold its request forever.
     if statement_timeout > 0:

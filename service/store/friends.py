@@ -102,7 +102,11 @@ async def friends(
     database: Database, player_id: uuid.UUID, around: Sequence[date] = ()
 ) -> list[FriendRow]:
     """The player's friends, in the order they became friends, and which of the dates
-    ``around`` each played (one query, a lookup by key a friend and date)."""
+    ``around`` (three at most) each played (one query, a lookup by key a friend and
+    date)."""
+    if len(around) > 3:
+        raise ValueError(f"{len(around)} dates asked of friends, 3 at most")
+    dates = (*around, None, None, None)[:3]
     return [
         FriendRow(
             id=row["id"],
@@ -112,7 +116,7 @@ async def friends(
             streak=None if row["latest_length"] is None else streak_of(row),
             played_around=frozenset(row["played_around"]),
         )
-        for row in await database.fetch(QUERIES.friends, player_id, list(around))
+        for row in await database.fetch(QUERIES.friends, player_id, *dates)
     ]
 
 

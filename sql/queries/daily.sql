@@ -49,10 +49,15 @@ SELECT json_build_object(
 SELECT daily_batch_write($1::text::jsonb, $2::text::jsonb, $3::smallint);
 
 -- name: streak
--- A player's streak row and which of the given dates ($2, a few) they have played.
+-- A player's streak row and which of the dates $2 and $3 (either may be null) they have
+-- played: a lookup by key a date. Each date a parameter of its own, so that the plan
+-- the session keeps sets up a scan of that date's month alone when it starts (with an
+-- array of dates it would set up a scan of every month, at every call).
 SELECT s.latest_length, s.best, s.last_played, s.freezes, s.weekly_length, s.weekly_best,
-       ARRAY(SELECT r.day FROM daily_runs r
-             WHERE r.player_id = $1 AND r.day = ANY ($2::date[])) AS played_days
+       ARRAY(SELECT r.day FROM daily_runs r WHERE r.player_id = $1 AND r.day = $2::date
+             UNION ALL
+             SELECT r.day FROM daily_runs r WHERE r.player_id = $1 AND r.day = $3::date)
+         AS played_days
 FROM streaks s WHERE s.player_id = $1;
 
 -- name: day_histograms

@@ -3,9 +3,9 @@ monthly partitions that queries prune to, history in a constant number of querie
 
 from __future__ import annotations
 
+import itertools
 import json
 import secrets
-import uuid
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 
@@ -16,13 +16,13 @@ from service.api.schemas import MoveIn, move_in
 from service.rules.dice import daily_sequence_id
 from service.rules.replay import replay
 from service.rules.ruleset import Rules
-from service.store import daily, sequences
+from service.store import daily, friends, sequences
 from service.store.cache import Cache
 from service.store.db import QUERIES
 from service.store.ranks import Histograms
 from service.store.synth import computer_runs, synth_day
 from service.support.clock import SystemClock
-from tests.integration.store.test_daily_batch import Recording, new_players, submission
+from tests.integration.store.test_daily_batch import NOW, Recording, new_players, submission
 
 SECRET = b"scale-secret"
 
@@ -99,9 +99,17 @@ async def test_a_player_with_one_run_costs_under_1500_bytes(pool: asyncpg.Pool) 
 
 
 async def test_queries_of_a_date_read_one_partition(pool: asyncpg.Pool) -> None:
+    """Each statement of a date (or of a few dates) sets up scans of its dates' months
+    alone, in the one plan the service's sessions keep for it: a player who played both
+    months, with a friend who did too, asked of the first date."""
     days = [date(2131, 3, 3), date(2131, 5, 5)]
     await daily.make_partitions(pool, days[0], days[1])
     partitions = ["daily_runs_2131_03", "daily_runs_2131_05"]
+    player, friend = await new_players(pool, 2)
+    await friends.befriend(pool, player, friend, NOW, 10)
+    for who, day in itertools.product((player, friend), days):
+        [stored] = await daily.submit_batch(pool, [submission(who, day, 4)])
+        assert isinstance(stored, daily.Stored)
 
     async def scans(connection: asyncpg.Connection) -> dict[str, int]:
         """Scans begun on each partition, by any plan (a function's too)."""
@@ -116,17 +124,27 @@ async def test_queries_of_a_date_read_one_partition(pool: asyncpg.Pool) -> None:
 
     async with pool.acquire() as connection:
         for query, args in [
-            (QUERIES.daily_run, (uuid.uuid4(), days[0])),
+            (QUERIES.daily_run, (player, days[0])),
+            (QUERIES.streak, (player, days[0], None)),
+            (QUERIES.friends, (friend, days[0], None, None)),
+            (QUERIES.friends_board, (player, days[0])),
+            (QUERIES.player_counters, (player, days[0])),
             (QUERIES.day_leaderboard, (days[0], 10)),
         ]:
             before = await scans(connection)
-            # Past the first 5 calls: a generic plan, as a prepared statement gets, pruned
-            # when it runs.
+            # The first call, and calls past the first five (when PostgreSQL would choose
+            # between a generic plan and a plan for the values at hand).
             for _ in range(7):
                 await connection.fetch(query, *args)
             after = await scans(connection)
             assert after[partitions[0]] > before[partitions[0]], query
             assert after[partitions[1]] == before[partitions[1]], query
+        # One plan each, kept: none planned again for a call's values.
+        planned = await connection.fetch(
+            "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE NOT from_sql AND statement LIKE '%daily_runs%'"
+        )
+        assert len(planned) >= 5 and all(p["custom_plans"] == 0 for p in planned), planned
 
 
 async def test_a_batch_sets_up_scans_of_its_dates_partitions_alone(pool: asyncpg.Pool) -> None:
