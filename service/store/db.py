@@ -249,10 +249,10 @@ async def _init_connection(connection: asyncpg.Connection, statement_timeout: fl
     # plan a statement, made at its first call and kept (until an ANALYZE of a table it
     # reads): by default PostgreSQL plans anew at every call a statement whose generic
     # plan it judges dearer than a plan for the values at hand, as it judges every
-    # statement over the monthly partitions of daily runs and every one of an array,
-    # which made PostgreSQL spend a third of its CPU of a player-day planning
-    # (docs/performance.md, "One plan a statement"). A date a parameter of its own
-    # still prunes the other months, when the plan starts.
+    # statement over the monthly partitions of daily runs and every one of an array: a
+    # third of PostgreSQL's CPU a player-day went to planning (docs/performance.md, "One
+    # plan a statement"). A date a parameter of its own still prunes the other months
+    # when the plan starts; an array of dates prunes none.
     await connection.execute(
         "SET enable_seqscan = off; SET jit = off; SET plan_cache_mode = force_generic_plan"
     )

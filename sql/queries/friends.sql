@@ -37,9 +37,9 @@ RETURNING player_id;
 -- name: friends
 -- A player's friends (200 at most), in the order they became friends, with what their
 -- streaks are made of: their time zone, the date their closed dates end at, their streak
--- row (none: never played), and which of the dates that are today somewhere
--- they played: $2, $3 and $4, a lookup by key a date, each a parameter of its own (as
--- in ``streak``: a scan of its month alone).
+-- row (none: never played), and which of the dates that are today somewhere they
+-- played: $2, $3 and $4, a lookup by key a date, each a parameter of its own (as in
+-- ``streak``: a scan of its month alone).
 SELECT p.id, p.name, p.time_zone, p.closed_before, s.latest_length, s.best, s.last_played,
        s.freezes, s.weekly_length, s.weekly_best,
        ARRAY(SELECT r.day FROM daily_runs r WHERE r.player_id = f.friend_id AND r.day = $2::date
