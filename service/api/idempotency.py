@@ -96,10 +96,10 @@ async def answer_keyed(
     """Run ``produce`` once per idempotency key in ``scope``, when the request has one:
     it is handed the connection holding the key (its work joins the key's transaction);
     without a key, None (its work goes where it would anyway)."""
-    key = request.key
-    if key is None:
+    if request.key is None:
         status, body = await produce(None)
         return Answer(status, body, replayed=False)
+    key = checked(request.key)
     digest = idempotency.request_digest(request.method, request.path, canonical(request.body))
 
     async def kept(connection: Connection | None) -> idempotency.Kept:
@@ -108,7 +108,7 @@ async def answer_keyed(
 
     pool, now = services.pool, services.clock.now()
     try:
-        answer, replayed = await idempotency.once(pool, now, scope, checked(key), digest, kept)
+        answer, replayed = await idempotency.once(pool, now, scope, key, digest, kept)
     except idempotency.KeyReused:
         raise key_reused() from None
     if replayed and answer.language is not None:
