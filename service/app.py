@@ -268,7 +268,7 @@ class App(RoutedBehind):
         if http["method"] == "HEAD":
             http = cast("HTTPScope", {**http, "method": "GET", logs.HEAD_REQUEST: True})
             send = _without_body(send)
-        receive = body_in_time(cast("Receive", receive), self.body_timeout)
+        receive, send = body_in_time(http, cast("Receive", receive), send, self.body_timeout)
         await self.observed(http, receive, send)
 
     async def route(self, scope: Scope, receive: Receive, send: Send) -> None:

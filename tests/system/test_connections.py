@@ -228,3 +228,72 @@ def test_a_repeated_header_is_refused_whichever_way_the_request_takes(
         other = length + b"Content-Length: %d\r\n" % (len(analysis) - 1)
         refused = raw_answer(server.port, head + other + b"\r\n" + analysis)
         assert refused.startswith(b"HTTP/1.1 400 "), refused[:200]
+
+
+def next_answer(connection: socket.socket) -> tuple[str, dict[str, str], bytes]:
+    """The status line, the headers (names in lower case) and the body (of the length
+    it says) of the next answer on a connection."""
+    connection.settimeout(30)
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = connection.recv(4096)
+        assert chunk, f"closed before an answer: {received!r}"
+        received += chunk
+    head, body = received.split(b"\r\n\r\n", 1)
+    status, *fields = head.decode("latin-1").split("\r\n")
+    headers = dict(field.lower().split(": ", 1) for field in fields)
+    while len(body) < int(headers["content-length"]):
+        chunk = connection.recv(4096)
+        assert chunk, f"closed mid-answer: {received!r}"
+        body += chunk
+    return status, headers, body
+
+
+def test_an_answer_given_before_its_body_arrived_says_the_connection_closes(
+    two_workers: ServerProcess,
+) -> None:
+    """The server does not read what is left of a body nobody read: it closes the
+    connection after the answer. An answer given from the headers alone, the body not
+    sent yet, says so (``Connection: close``), whichever way it was given (refused
+    before the framework, by its router), so that a client does not send its next
+    request into a closed connection. A request read whole keeps its connection."""
+    server = two_workers
+    dice = derive_dice(b"unread", "box/U1", Rules().rolls)
+    body = json.dumps({"dice": dice, "moves": legal_run(dice)}).encode()
+    length = b"Content-Length: %d\r\n" % len(body)
+    json_type = b"Content-Type: application/json\r\n"
+    heads = {
+        "a header repeated, on a hot route": (
+            b"POST /v1/analyze HTTP/1.1\r\nHost: shutbox\r\n" + json_type * 2 + length,
+            "400",
+        ),
+        "a body in chunks, a header repeated": (
+            b"POST /v1/analyze HTTP/1.1\r\nHost: shutbox\r\n"
+            + json_type * 2
+            + b"Transfer-Encoding: chunked\r\n",
+            "400",
+        ),
+        "a path no route takes": (
+            b"POST /v1/nowhere HTTP/1.1\r\nHost: shutbox\r\n" + json_type + length,
+            "404",
+        ),
+        "a method the path does not take": (
+            b"POST /healthz HTTP/1.1\r\nHost: shutbox\r\n" + json_type + length,
+            "405",
+        ),
+    }
+    for what, (head, status) in heads.items():
+        with socket.create_connection(("127.0.0.1", server.port)) as connection:
+            connection.sendall(head + b"\r\n")  # the body is not sent
+            line, headers, _body = next_answer(connection)
+            assert line.startswith(f"HTTP/1.1 {status} "), (what, line)
+            assert headers.get("connection") == "close", (what, headers)
+            assert closed_within(connection, 30), what
+    whole = b"POST /v1/analyze HTTP/1.1\r\nHost: shutbox\r\n" + json_type + length
+    with socket.create_connection(("127.0.0.1", server.port)) as connection:
+        for _ in range(2):  # the same connection answers again
+            connection.sendall(whole + b"\r\n" + body)
+            line, headers, answer = next_answer(connection)
+            assert line.startswith("HTTP/1.1 200 "), line
+            assert "connection" not in headers, headers
+            assert json.loads(answer)["score"] is not None

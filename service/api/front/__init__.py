@@ -3,7 +3,7 @@
 In order, outermost first (``service.app.App`` puts them together):
 
 1. the request log and metrics (``service.support.logs``), HEAD made GET, the body's deadline
-   (``reading.body_in_time``);
+   and a body left unread (``reading.body_in_time``);
 2. the hot routes (``hot``): the Daily Dice feed, ``POST /v1/analyze`` and official
    daily runs answered before the framework by the handlers' own functions, each named
    in its handler's ``opt`` (``ByPath``, ``ByBody``); the routes come from the

@@ -12,7 +12,11 @@ are those its document lists (``QUERY_NAMES``), as bodies take only their fields
 body that has not arrived whole within the body timeout of its headers is a 408, and
 the connection is closed: a client trickling a byte every few seconds holds no
 connection and no request for long. (The server's own timer,
-``SHUTBOX_HEADER_TIMEOUT``, ends with the headers: granian has none for a body.)
+``SHUTBOX_HEADER_TIMEOUT``, ends with the headers: granian has none for a body.) And an
+answer sent before its request's body was read whole (a refusal from the headers
+alone, say) says ``Connection: close``: the server closes such a connection rather than
+read what is left of the body, and a client told nothing would send its next request
+into a closed connection.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from urllib.parse import parse_qsl
 
 from litestar import Litestar
 from litestar.openapi.spec import OpenAPIType, Parameter, Schema
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.api import problems
 from service.support.i18n import _, language_middleware
@@ -143,12 +147,15 @@ def one_reading_middleware(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
-def body_in_time(receive: Receive, seconds: float) -> Receive:
-    """``receive`` for a request that has ``seconds`` from its first read to send its
-    whole body: past the deadline, the read under way raises the 408 problem
+def body_in_time(
+    scope: Scope, receive: Receive, send: Send, seconds: float
+) -> tuple[Receive, Send]:
+    """``receive`` and ``send`` for a request that has ``seconds`` from its first read
+    to send its whole body: past the deadline, the read under way raises the 408 problem
     (``Connection: close``, so the server closes the connection once it is sent). Once
     the body is whole, the connection's own ``receive`` (which waits for a disconnect
-    with no deadline).
+    with no deadline). An answer that starts before a body (``has_body``) was read whole
+    says ``Connection: close``.
 
     One timer a request, set at its first read and cancelled once the body is whole
     (most often at that very read): an ``asyncio.timeout`` around each read cost
@@ -186,7 +193,21 @@ def body_in_time(receive: Receive, seconds: float) -> Receive:
             timer.cancel()
         return message
 
-    return receive_in_time
+    async def send_closing_unread(message: Message) -> None:
+        if message["type"] == "http.response.start" and not whole:
+            headers = [(n, v) for n, v in message.get("headers", ()) if n.lower() != b"connection"]
+            message["headers"] = [*headers, (b"connection", b"close")]
+        await send(message)
+
+    return receive_in_time, send_closing_unread if has_body(scope) else send
+
+
+def has_body(scope: Scope) -> bool:
+    """Whether a request has a body: a length above 0, or chunks."""
+    for name, value in scope["headers"]:
+        if (name == b"content-length" and value.strip(b" \t0")) or name == b"transfer-encoding":
+            return True
+    return False
 
 
 def _too_late(seconds: float) -> Exception:
