@@ -171,10 +171,21 @@ export function accountView({ onClaimed }) {
         zoneChoices(player.time_zone).map((choice) => h('option', { value: choice.zone, selected: choice.zone === player.time_zone }, choice.name)));
       const saveZone = h('button', { type: 'submit', class: 'secondary', disabled: true }, _('Save time zone'));
       const zoneNow = h('p', { class: 'field-help zone-now' });
-      const showZone = () => {
-        saveZone.disabled = zoneSelect.value === player.time_zone;
+      const showTime = () => {
         zoneNow.textContent = _('Time there now: {time}', { time: formatTime(new Date(), zoneSelect.value) });
       };
+      const showZone = () => {
+        saveZone.disabled = zoneSelect.value === player.time_zone;
+        showTime();
+      };
+      // The time there is kept to the minute while this form is on the page (a page left
+      // open would otherwise say a stale time under "now"); one drawn anew stops it.
+      const nextMinute = () => setTimeout(() => {
+        if (!zoneNow.isConnected) return;
+        showTime();
+        nextMinute();
+      }, 60_000 - (Date.now() % 60_000));
+      nextMinute();
       zoneSelect.addEventListener('change', () => {
         clear(zoneNote);
         showZone();

@@ -2,8 +2,9 @@
 // one claims it and becomes that player (same name, a new token); the old browser is
 // told in words that its player moved to another device (not the API's "This token
 // belongs to no player." with a "Try again" that can't help), and is offered what helps:
-// a transfer code field, or starting as a new player.
-import { check, newPage, run, screenshot, view } from './lib.mjs';
+// a transfer code field, or starting as a new player. A page left open keeps its "time
+// there now" to the minute.
+import { check, newPage, pageModule, run, screenshot, view } from './lib.mjs';
 
 await run(async (browser) => {
   const old = await newPage(browser, 'old device');
@@ -67,4 +68,22 @@ await run(async (browser) => {
   await view(old).getByRole('textbox', { name: 'Name' }).waitFor();
   const renewed = await old.evaluate(() => JSON.parse(localStorage.getItem('shutbox.player')));
   check(renewed && renewed.id !== before.id, 'a new player on the old device');
+
+  // A page left open keeps the time in the player's zone to the minute: three minutes
+  // on (the page's clock run ahead), it says the time three minutes on.
+  const open = await newPage(browser, 'left open');
+  const start = Date.now();
+  await open.clock.install({ time: start });
+  await open.goto('/play#account');
+  const zoneNow = view(open).locator('.zone-now');
+  await zoneNow.waitFor();
+  // Held 20 s into a minute to come: no minute turns between a look and a check.
+  await open.clock.pauseAt(Math.ceil(start / 60_000) * 60_000 + 80_000);
+  const timeThere = async () => open.evaluate((url) => import(url).then((m) => m.formatTime(Date.now(), 'UTC')), await pageModule(open, 'strings.js'));
+  const first = await timeThere();
+  check((await zoneNow.innerText()).endsWith(first), `the time now: ${await zoneNow.innerText()}`);
+  await open.clock.runFor('03:00');
+  const later = await timeThere();
+  check(later !== first, `three minutes on: ${first} → ${later}`);
+  check((await zoneNow.innerText()).endsWith(later), `the time three minutes on: ${await zoneNow.innerText()}`);
 });
