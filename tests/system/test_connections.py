@@ -1,8 +1,9 @@
 """Connections that misbehave, against a real server process (``shutbox serve``, two
 workers): one that never finishes its request headers is closed, one whose body trickles
 in is a 408 and closed, a client that hangs up mid-body is counted and logged as a 499,
-not as a server error, and a request that repeats a header is refused whichever way it
-takes."""
+not as a server error, a request that repeats a header is refused whichever way it
+takes, and an answer given before its request's body arrived says the connection
+closes."""
 
 from __future__ import annotations
 
