@@ -363,17 +363,25 @@ def cpu_by_group(server_pid: int, redis_pid: int, database: str) -> dict[str, fl
     for process in psutil.process_iter(["name", "cmdline"]):
         if process.info["name"] not in ("postgres", "postmaster"):
             continue
-        title = " ".join(process.info["cmdline"] or ())
-        # A backend's title is "postgres: user database host(port) state"; a background
-        # process's names no database ("postgres: checkpointer").
-        words = title.split()
-        backend = len(words) >= 4 and "(" in words[3]
-        if backend and words[2] != database:
+        if is_other_backend(" ".join(process.info["cmdline"] or ()), database):
             continue
         with suppress(psutil.Error):
             times = process.cpu_times()
             groups["postgres"] += times.user + times.system
     return groups
+
+
+def is_other_backend(title: str, database: str) -> bool:
+    """Whether a PostgreSQL process's title is a backend's of another database than
+    ``database``. A backend's title is "postgres: [cluster:] user database host(port)
+    state" (Debian's servers name their cluster: "postgres: 15/main: ..."; a local
+    socket's host is "[local]"); a background process's names no client
+    ("postgres: 15/main: checkpointer")."""
+    words = title.split()[1:]
+    if words and words[0].endswith(":"):
+        words = words[1:]
+    backend = len(words) >= 3 and ("(" in words[2] or words[2] == "[local]")
+    return backend and words[1] != database
 
 
 # The data -------------------------------------------------------------------------------------
