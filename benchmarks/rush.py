@@ -29,6 +29,8 @@ player-day by process group, from ``/proc`` over the step and its drain: the ser
 server's background processes), Redis (its own redis-server) and the client. A step
 passes when it has no error, p99 over all requests <= 50 ms and the lag in bounds.
 
+Each run measures its reference first: the CPU of a bare Litestar GET under the same
+server (``bare_get_ms``); CPU per player-day is also given in bare GETs.
 ``--by-request N`` first sends N of each request of a player-day alone and prints the
 CPU each costs by process. ``--traces SHARE`` turns traces on, that share of requests
 sampled, exported over OTLP/HTTP to a sink in this process: what tracing costs a
@@ -62,14 +64,23 @@ import msgspec
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks.http_bench import daily_run_bodies
-from benchmarks.processes import ADMIN_URL, percentile
-from benchmarks.serving import fill, migrated, progress, served, vacuum_analyze
+from benchmarks.http_bench import daily_run_bodies, running
+from benchmarks.processes import ADMIN_URL, percentile, python_env
+from benchmarks.serving import (
+    BACKLOG,
+    WORKERS,
+    fill,
+    migrated,
+    progress,
+    served,
+    vacuum_analyze,
+)
 from service.api.schemas import move_out
 from service.rules.computers import MEDIUM, play
 from service.rules.ruleset import Rules
 from service.rules.solver import Tables, solve
 from service.store.players import token_hash
+from tests.resources import HOST, free_port
 
 DEFAULT_DATE: Final = date(2026, 10, 31)
 RATES: Final = (100, 250, 500, 750, 1000)
@@ -612,7 +623,7 @@ async def _by_request(
     return shares
 
 
-def print_by_request(shares: dict[str, dict[str, float]], count: int) -> None:
+def print_by_request(shares: dict[str, dict[str, float]], count: int, bare_ms: float) -> None:
     print(
         f"\nCPU ms per request, each kind alone ({count:,} of each, "
         f"{BY_REQUEST_CONNECTIONS} connections):"
@@ -633,7 +644,58 @@ def print_by_request(shares: dict[str, dict[str, float]], count: int) -> None:
             f"{kind:<12} {cpu['service']:8.3f} {cpu['postgres']:8.3f} {cpu['redis']:6.3f} "
             f"{every:6.3f} {weighted:8.3f}"
         )
-    print(f"{'a player-day':<12} {'':>8} {'':>8} {'':>6} {'':>6} {day_total:8.3f}")
+    print(
+        f"{'a player-day':<12} {'':>8} {'':>8} {'':>6} {'':>6} {day_total:8.3f}"
+        f"  ({day_total / bare_ms:.0f} bare GETs)"
+    )
+
+
+REFERENCE_REQUESTS: Final = 20_000
+
+
+def bare_get_ms(scratch: Path) -> float:
+    """The reference, measured in the same run: CPU ms of a bare Litestar GET
+    (``http_bench.bare_app``'s ``/healthz``) under granian with the service's workers,
+    ``REFERENCE_REQUESTS`` of them sent as the by-request ones are (a request at a time
+    on each of ``BY_REQUEST_CONNECTIONS`` connections). A player-day's CPU in bare GETs
+    can be compared across machines and days; its milliseconds cannot (the same tree
+    read 3.2 ms a player-day, each request alone, one day and 4.3 ms the next)."""
+    port = free_port()
+    command = [sys.executable, "-m", "granian", "--interface", "asgi", "--factory"]
+    command += ["--host", HOST, "--port", str(port), "--workers", str(WORKERS)]
+    command += ["--backlog", str(BACKLOG), "--http", "1", "benchmarks.http_bench:bare_app"]
+    request = head("GET", "/healthz")
+
+    async def send_all() -> None:
+        connections = [
+            Connection(*await asyncio.open_connection(HOST, port))
+            for _ in range(BY_REQUEST_CONNECTIONS)
+        ]
+        left = [REFERENCE_REQUESTS]
+
+        async def send(connection: Connection) -> None:
+            while left[0] > 0:
+                left[0] -= 1
+                status, answer = await connection.request(request)
+                if status != 200:
+                    raise SystemExit(f"rush: the bare app answered {status}: {answer[:200]!r}")
+
+        try:
+            await asyncio.gather(*(send(c) for c in connections))
+        finally:
+            for connection in connections:
+                connection.close()
+
+    with running("bare app", command, port, python_env({}), scratch / "bare.log") as bare:
+        root = psutil.Process(bare.pid)
+
+        def used() -> float:
+            return sum(sum(p.cpu_times()[:2]) for p in [root, *root.children(recursive=True)])
+
+        asyncio.run(send_all())  # a warm-up, not counted
+        before = used()
+        asyncio.run(send_all())
+        return (used() - before) * 1000 / REFERENCE_REQUESTS
 
 
 def settle(cpu: Any) -> None:
@@ -652,15 +714,16 @@ def settle(cpu: Any) -> None:
 # Report ---------------------------------------------------------------------------------------
 
 
-def print_steps(steps: Sequence[Step], fill_runs: int, clients: int) -> None:
+def print_steps(steps: Sequence[Step], fill_runs: int, clients: int, bare_ms: float) -> None:
     print(
         f"\nThe midnight rush: player-days at fixed arrival rates, {fill_runs:,} runs already on "
-        f"the date, two service workers, {clients} client processes"
+        f"the date, two service workers, {clients} client processes; the reference, a bare "
+        f"Litestar GET under the same server: {bare_ms * 1000:.0f} µs of CPU"
     )
     print(
         f"{'offered/s':>9} {'done/s':>7} {'errors':>6} {'req p50':>8} {'req p99':>8} "
         f"{'day p99':>8} {'lag p99':>8}  {'CPU ms per player-day: service + PG + Redis = all':<50}"
-        f" {'client':>6}  verdict"
+        f" {'bare GETs':>9} {'client':>6}  verdict"
     )
     for step in steps:
         cpu = step.cpu_ms
@@ -671,7 +734,8 @@ def print_steps(steps: Sequence[Step], fill_runs: int, clients: int) -> None:
             f"{step.offered:9.0f} {step.achieved:7.0f} {step.errors:6d} {step.request_p50:8.1f} "
             f"{step.request_p99:8.1f} {step.day_p99:8.1f} {step.lag_p99:8.1f}  "
             f"{cpu['service']:7.2f} + {cpu['postgres']:5.2f} + {cpu['redis']:4.2f} = "
-            f"{step.served_ms:5.2f}{'':<21} {cpu['client']:6.2f}  {verdict}"
+            f"{step.served_ms:5.2f}{'':<21} {step.served_ms / bare_ms:9.0f} {cpu['client']:6.2f}"
+            f"  {verdict}"
         )
     print("\np99 by endpoint (ms):")
     names = sorted({name for step in steps for name in step.endpoint_p99})
@@ -691,6 +755,7 @@ def print_steps(steps: Sequence[Step], fill_runs: int, clients: int) -> None:
         f"<= {CPU_TARGET_MS} ms CPU per player-day: "
         + (
             f"held at {max(s.rate for s in best):.0f}/s, {min(s.served_ms for s in best):.2f} ms"
+            f" ({min(s.served_ms for s in best) / bare_ms:.0f} bare GETs)"
             if best
             else "not held"
         )
@@ -801,11 +866,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             def cpu() -> dict[str, float]:
                 return cpu_by_group(server.pid, own_redis.pid, database)
 
+            bare_ms = bare_get_ms(prepared.scratch)
+            progress(f"the reference: a bare Litestar GET, {bare_ms * 1000:.0f} µs of CPU")
             if args.by_request:
                 mine, tokens = tokens[: args.by_request], tokens[args.by_request :]
                 progress(f"{args.by_request:,} of each request alone")
                 shares = asyncio.run(_by_request(host, int(port), args.date, mine, bodies, cpu))
-                print_by_request(shares, args.by_request)
+                print_by_request(shares, args.by_request, bare_ms)
             steps: list[Step] = []
             plan = [(WARMUP_RATE, args.warmup)] if args.warmup > 0 else []
             plan += [(rate, args.seconds) for rate in args.rates]
@@ -836,11 +903,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     progress("  fell behind: the higher rates are not run (--keep-going runs them)")
                     break
                 settle(cpu)
-    print_steps(steps, args.runs, args.clients)
+    print_steps(steps, args.runs, args.clients, bare_ms)
     if args.json:
         args.json.write_text(
             json.dumps(
-                [{**asdict(s), "served_ms": s.served_ms, "passed": s.passed} for s in steps],
+                [
+                    {**asdict(s), "served_ms": s.served_ms, "passed": s.passed, "bare_ms": bare_ms}
+                    for s in steps
+                ],
                 indent=1,
             )
         )
