@@ -151,11 +151,11 @@ def body_in_time(
     scope: Scope, receive: Receive, send: Send, seconds: float
 ) -> tuple[Receive, Send]:
     """``receive`` and ``send`` for a request that has ``seconds`` from its first read
-    to send its whole body: past the deadline, the read under way raises the 408 problem
-    (``Connection: close``, so the server closes the connection once it is sent). Once
-    the body is whole, the connection's own ``receive`` (which waits for a disconnect
-    with no deadline). An answer that starts before a body (``has_body``) was read whole
-    says ``Connection: close``.
+    to send its whole body: past the deadline, the read under way raises the 408 problem.
+    Once the body is whole, the connection's own ``receive`` (which waits for a
+    disconnect with no deadline). An answer that starts before a body (``has_body``) was
+    read whole, the 408 among them, says ``Connection: close``: the server closes the
+    connection once it is sent.
 
     One timer a request, set at its first read and cancelled once the body is whole
     (most often at that very read): an ``asyncio.timeout`` around each read cost
@@ -195,8 +195,7 @@ def body_in_time(
 
     async def send_closing_unread(message: Message) -> None:
         if message["type"] == "http.response.start" and not whole:
-            headers = [(n, v) for n, v in message.get("headers", ()) if n.lower() != b"connection"]
-            message["headers"] = [*headers, (b"connection", b"close")]
+            message["headers"] = [*message.get("headers", ()), (b"connection", b"close")]
         await send(message)
 
     return receive_in_time, send_closing_unread if has_body(scope) else send
@@ -212,8 +211,7 @@ def has_body(scope: Scope) -> bool:
 
 def _too_late(seconds: float) -> Exception:
     return problems.REQUEST_TIMEOUT(
-        _("The body did not arrive within {seconds} s of the headers.", seconds=f"{seconds:g}"),
-        headers={"Connection": "close"},
+        _("The body did not arrive within {seconds} s of the headers.", seconds=f"{seconds:g}")
     )
 
 

@@ -263,9 +263,9 @@ async def test_a_key_used_first_for_another_request_never_refuses_a_run_it_store
 ) -> None:
     """An official run's key is kept in the run's row: a key the player used first for
     another request (a box) must not find that request's answer, refusing a run. The
-    run's key is the run's alone: the run is stored and
-    answered, the box's key still answers the box, and a second run of the date with the
-    run's key is refused (422), nothing more stored."""
+    run's key is the run's alone: the run is stored and answered, the box's key still
+    answers the box, and a second run of the date with the run's key is refused (422),
+    nothing more stored."""
     player = await new_player(client)
     headers = {**auth(player), "Idempotency-Key": "one-key-two-requests"}
     box = await client.post("/v1/boxes", json={}, headers=headers)
